@@ -1,0 +1,118 @@
+package athar
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Code classifies an error so that callers act on its kind, never on its text. The HTTP and
+// GraphQL edges translate codes to statuses and extensions.code.
+type Code string
+
+// The error codes. Anything unclassified is Internal, and its details never leave the server.
+const (
+	Invalid         Code = "INVALID_ARGUMENT"
+	NotFound        Code = "NOT_FOUND"
+	Conflict        Code = "CONFLICT"
+	Unauthenticated Code = "UNAUTHENTICATED"
+	Internal        Code = "INTERNAL"
+)
+
+// Error is Athar's error: which operation failed, what kind of failure it is, and a message
+// meant for the person who can fix it.
+type Error struct {
+	Code Code
+	Op   string // the operation, e.g. "import narration:ahmad-208"
+	Msg  string // for users: what was wrong and where
+	Err  error  // the underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		if e.Msg != "" {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and formatted user message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, Internal for any other
+// non-nil error, and "" for nil. A *ValidationError is Invalid.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return Invalid
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Code != "" {
+		return e.Code
+	}
+	return Internal
+}
+
+// ErrorMessage returns the user-facing message of err: the message of an *Error or
+// *ValidationError, and a generic text for anything internal, so that internals never leak.
+func ErrorMessage(err error) string {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return ve.Error()
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Code != Internal && e.Code != "" {
+		return e.Error()
+	}
+	return "internal error"
+}
+
+// Problem is one thing wrong with a document: where (the document, the field path such as
+// claims[3].evidence, and the line when known) and what was expected.
+type Problem struct {
+	Path string // field path, e.g. "claims[3].evidence"; empty for the whole document
+	Line int    // 1-based line in the source, 0 when unknown
+	Msg  string
+}
+
+// ValidationError lists every problem found in one document. Nothing of a document that
+// fails validation is stored.
+type ValidationError struct {
+	Document string // file name or "document" for API input
+	Problems []Problem
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(e.Document)
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+		if p.Path != "" {
+			b.WriteString(": ")
+			b.WriteString(p.Path)
+		}
+		b.WriteString(": ")
+		b.WriteString(p.Msg)
+	}
+	return b.String()
+}

@@ -1,0 +1,65 @@
+package athar
+
+// Entity is a person, group, event, place, concept, verse or narration, as the graph knows it
+// from every narration that names it.
+type Entity struct {
+	ID          ID
+	Type        EntityType
+	Name        string   // the primary name (see Store for how it is chosen)
+	Arabic      []string // names in Arabic script
+	Aliases     []string // every other name, sorted; never includes Name
+	Description string
+	Narrations  []ID // narrations that define, mention or make claims about it, sorted
+}
+
+// Claim is one triple (subject, predicate, object-or-value) with every narration's
+// attestation of it.
+type Claim struct {
+	ID           ID
+	Subject      ID
+	Predicate    string // vocabulary name, e.g. "advises"
+	Object       ID     // set when the claim relates two entities
+	Value        *Term  // set when the claim has a literal value
+	Attestations []Attestation
+}
+
+// Attestation is one narration's support for a claim: the exact words and where they are.
+type Attestation struct {
+	ID        ID
+	Claim     ID
+	Narration ID
+	Evidence  string // the exact passage of the narration's text; empty when none is given
+	Start     int    // code point offset of Evidence in the narration's text
+	End       int    // exclusive end offset
+	HasSpan   bool   // whether Start and End are set
+}
+
+// Reference locates a narration in a source: collection, edition or numbering scheme, and
+// number. Numbers are strings ("235a").
+type Reference struct {
+	Collection string
+	Edition    string
+	Number     string
+	URL        string
+}
+
+// Narration is one report as stored: its text, where it is found, and who transmitted it.
+type Narration struct {
+	ID          ID
+	Title       string
+	Text        string
+	Language    string
+	Translation string
+	References  []Reference
+	Narrator    ID   // who reports it; empty when not given
+	Chain       []ID // the isnad, nearest the compiler first
+}
+
+// Edge is a plain triple between two entities, as neighbourhood and path queries see it,
+// with the number of narrations that assert it.
+type Edge struct {
+	Source       ID
+	Target       ID
+	Predicate    string
+	Attestations int
+}

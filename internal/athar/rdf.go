@@ -1,0 +1,177 @@
+package athar
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Standard namespaces used by the stored quads.
+const (
+	RDFType     = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+	RDFSLabel   = "http://www.w3.org/2000/01/rdf-schema#label"
+	RDFSComment = "http://www.w3.org/2000/01/rdf-schema#comment"
+	SKOSAltLbl  = "http://www.w3.org/2004/02/skos/core#altLabel"
+	XSDInteger  = "http://www.w3.org/2001/XMLSchema#integer"
+	XSDString   = "http://www.w3.org/2001/XMLSchema#string"
+)
+
+// Structural vocabulary: the shape of claims, attestations and narrations. These are not
+// predicates documents may use in claims (those are in schema/vocabulary.yaml).
+const (
+	ClassClaim       = VocabBase + "Claim"
+	ClassAttestation = VocabBase + "Attestation"
+	ClassReference   = VocabBase + "Reference"
+	ClassChainLink   = VocabBase + "ChainLink"
+
+	PredSubject     = VocabBase + "subject"     // claim -> entity
+	PredPredicate   = VocabBase + "predicate"   // claim -> predicate IRI
+	PredObject      = VocabBase + "object"      // claim -> entity
+	PredValue       = VocabBase + "value"       // claim -> literal
+	PredClaim       = VocabBase + "claim"       // attestation -> claim
+	PredNarration   = VocabBase + "narration"   // attestation -> narration
+	PredEvidence    = VocabBase + "evidence"    // attestation -> string: the exact passage
+	PredStart       = VocabBase + "start"       // attestation -> integer: code point offset
+	PredEnd         = VocabBase + "end"         // attestation -> integer: code point offset (exclusive)
+	PredText        = VocabBase + "text"        // narration -> string
+	PredLanguage    = VocabBase + "language"    // narration -> BCP 47 tag
+	PredReference   = VocabBase + "reference"   // narration -> reference
+	PredCollection  = VocabBase + "collection"  // reference -> string
+	PredEdition     = VocabBase + "edition"     // reference -> string
+	PredNumber      = VocabBase + "number"      // reference -> string
+	PredURL         = VocabBase + "url"         // reference -> string
+	PredPosition    = VocabBase + "position"    // reference or chain link -> integer, 1-based
+	PredChainLink   = VocabBase + "chainLink"   // narration -> chain link
+	PredNarrator    = VocabBase + "narrator"    // chain link -> person
+	PredTranslation = VocabBase + "translation" // narration -> string: whose translation the text is
+	PredSurah       = VocabBase + "surah"       // verse -> integer
+	PredAyah        = VocabBase + "ayah"        // verse -> integer
+)
+
+// Term is an RDF term in a quad's object position: an IRI, or a literal with an optional
+// datatype IRI or language tag.
+type Term struct {
+	IRI      string // set for IRIs
+	Literal  string // the lexical form, for literals
+	Datatype string // for typed literals, e.g. XSDInteger; empty for plain strings
+	Lang     string // for language-tagged strings, e.g. "ar"
+}
+
+// IRITerm returns an IRI term.
+func IRITerm(iri string) Term { return Term{IRI: iri} }
+
+// StringTerm returns a plain string literal.
+func StringTerm(s string) Term { return Term{Literal: s} }
+
+// IsIRI reports whether t is an IRI.
+func (t Term) IsIRI() bool { return t.IRI != "" }
+
+// Key is a canonical string form of the term (N-Triples-like), used for hashing and sorting.
+func (t Term) Key() string {
+	if t.IRI != "" {
+		return "<" + t.IRI + ">"
+	}
+	s := "\"" + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`).Replace(t.Literal) + "\""
+	switch {
+	case t.Lang != "":
+		s += "@" + t.Lang
+	case t.Datatype != "" && t.Datatype != XSDString:
+		s += "^^<" + t.Datatype + ">"
+	}
+	return s
+}
+
+// Quad is one stored statement: subject and predicate are IRIs, the object a term, and the
+// label the IRI of the narration that asserts it.
+type Quad struct {
+	Subject   string
+	Predicate string
+	Object    Term
+	Label     string
+}
+
+// Key is a canonical string form of the quad, used to compare and sort quads.
+func (q Quad) Key() string {
+	return "<" + q.Subject + "> <" + q.Predicate + "> " + q.Object.Key() + " <" + q.Label + ">"
+}
+
+// SortQuads sorts quads by their canonical form, so that exports are deterministic.
+func SortQuads(qs []Quad) {
+	sort.Slice(qs, func(i, j int) bool { return qs[i].Key() < qs[j].Key() })
+}
+
+// Changeset is one narration's change to the graph: quads to remove and quads to add, all
+// labelled with that narration. Applying it is all or nothing.
+type Changeset struct {
+	Narration ID
+	Remove    []Quad
+	Add       []Quad
+}
+
+// Empty reports whether applying cs would change nothing.
+func (cs Changeset) Empty() bool { return len(cs.Remove) == 0 && len(cs.Add) == 0 }
+
+// Diff returns the changeset that turns the quads in have into the quads in want (both for
+// the same narration). Equal sets give an empty changeset.
+func Diff(narration ID, have, want []Quad) Changeset {
+	hk := make(map[string]bool, len(have))
+	for _, q := range have {
+		hk[q.Key()] = true
+	}
+	wk := make(map[string]bool, len(want))
+	cs := Changeset{Narration: narration}
+	for _, q := range want {
+		k := q.Key()
+		if wk[k] {
+			continue
+		}
+		wk[k] = true
+		if !hk[k] {
+			cs.Add = append(cs.Add, q)
+		}
+	}
+	for _, q := range have {
+		if !wk[q.Key()] {
+			cs.Remove = append(cs.Remove, q)
+		}
+	}
+	SortQuads(cs.Add)
+	SortQuads(cs.Remove)
+	return cs
+}
+
+// hashID returns a short, stable hex digest of the parts.
+func hashID(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20]
+}
+
+// ClaimID is the deterministic id of the claim (subject, predicate, object-or-value): the
+// same claim made by two narrations is one claim node.
+func ClaimID(subject ID, predicate string, object Term) ID {
+	return ID(ClaimPrefix + ":" + hashID(subject.IRI(), VocabBase+predicate, object.Key()))
+}
+
+// AttestationID is the deterministic id of one narration's attestation of a claim with the
+// evidence at [start, end).
+func AttestationID(claim, narration ID, start, end int) ID {
+	return ID(AttestationPrefix + ":" + hashID(claim.IRI(), narration.IRI(), strconv.Itoa(start), strconv.Itoa(end)))
+}
+
+var structural = map[string]bool{
+	PredSubject: true, PredPredicate: true, PredObject: true, PredValue: true, PredClaim: true,
+	PredNarration: true, PredEvidence: true, PredStart: true, PredEnd: true, PredText: true,
+	PredLanguage: true, PredReference: true, PredCollection: true, PredEdition: true,
+	PredNumber: true, PredURL: true, PredPosition: true, PredChainLink: true, PredNarrator: true,
+	PredTranslation: true, PredSurah: true, PredAyah: true,
+}
+
+// IsStructural reports whether the predicate IRI belongs to the structural vocabulary (claim,
+// attestation and narration records) rather than to the relations between entities.
+func IsStructural(iri string) bool { return structural[iri] }

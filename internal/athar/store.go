@@ -1,0 +1,64 @@
+package athar
+
+import "context"
+
+// Store is the graph as the rest of Athar sees it: domain values in, domain values out.
+// Implementations (internal/cayleystore) must pass the conformance suite in
+// internal/athar/storetest. Every method is safe for concurrent use; a read never sees half
+// of an Apply.
+//
+// Entity names: several narrations may name the same entity. Name is the name given by the
+// most narrations, ties broken by the lexicographically smallest, so that it does not depend
+// on the order narrations were imported in; every other name is an alias.
+type Store interface {
+	// Apply applies the changesets in order as one atomic transaction: after an error, the
+	// graph is exactly as it was. Removing an absent quad or adding a present one is not an
+	// error.
+	Apply(ctx context.Context, cs ...Changeset) error
+
+	// NarrationQuads returns every quad labelled with the narration, sorted by Quad.Key.
+	NarrationQuads(ctx context.Context, narration ID) ([]Quad, error)
+
+	// Quads calls fn for every quad in the graph, sorted by label and then by Quad.Key.
+	// Iteration stops at the first error fn returns, which Quads returns.
+	Quads(ctx context.Context, fn func(Quad) error) error
+
+	// Entities returns the entities with the given ids, in the same order, with nil for
+	// ids the graph does not define (an entity is defined when some narration gives its type).
+	Entities(ctx context.Context, ids []ID) ([]*Entity, error)
+
+	// EntityIDs returns the ids of every defined entity of type t (every type when t is
+	// empty), sorted.
+	EntityIDs(ctx context.Context, t EntityType) ([]ID, error)
+
+	// DefinedBy returns, for each id, the narrations that define it (give its type), sorted.
+	DefinedBy(ctx context.Context, ids []ID) (map[ID][]ID, error)
+
+	// Narrations returns the narrations with the given ids, in order, nil where absent.
+	Narrations(ctx context.Context, ids []ID) ([]*Narration, error)
+
+	// FindClaims returns the claims matching f with their attestations, sorted by subject,
+	// predicate, then object or value.
+	FindClaims(ctx context.Context, f ClaimFilter) ([]*Claim, error)
+
+	// Claims returns the claims with the given ids and their attestations, in order, nil
+	// where absent.
+	Claims(ctx context.Context, ids []ID) ([]*Claim, error)
+
+	// Edges returns, for each id, the plain triples between entities that touch it in
+	// either direction (each with its true source and target), sorted.
+	Edges(ctx context.Context, ids []ID) (map[ID][]Edge, error)
+
+	// Close releases the store. Using it afterwards is an error.
+	Close() error
+}
+
+// ClaimFilter selects claims. Empty fields match everything; all set fields must match.
+type ClaimFilter struct {
+	Subject         ID
+	Predicate       string // vocabulary name
+	Object          ID
+	Entity          ID // subject or object
+	Narration       ID // attested by this narration
+	MinAttestations int
+}

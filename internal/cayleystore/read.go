@@ -1,0 +1,640 @@
+package cayleystore
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/iterator"
+	"github.com/cayleygraph/quad"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// NarrationQuads implements athar.Store.
+func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	// A narration that was never imported has no node: answer without a scan.
+	own, err := s.out(ctx, narration.IRI())
+	if err != nil || len(own) == 0 {
+		return nil, err
+	}
+	qs, err := s.quadsWith(ctx, quad.Label, quad.IRI(narration.IRI()))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]athar.Quad, len(qs))
+	for i, q := range qs {
+		out[i] = fromQuad(q)
+	}
+	athar.SortQuads(out)
+	return out, nil
+}
+
+// Quads implements athar.Store.
+func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
+	if err := s.rlock(); err != nil {
+		return err
+	}
+	var all []athar.Quad
+	err := iterator.Iterate(ctx, s.qs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+		q, err := s.qs.Quad(r)
+		if err != nil {
+			return err
+		}
+		all = append(all, fromQuad(q))
+		return nil
+	})
+	s.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	keys := make([]string, len(all))
+	for i, q := range all {
+		keys[i] = q.Key()
+	}
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		qa, qb := all[idx[a]], all[idx[b]]
+		if qa.Label != qb.Label {
+			return qa.Label < qb.Label
+		}
+		return keys[idx[a]] < keys[idx[b]]
+	})
+	for _, i := range idx {
+		if err := fn(all[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DefinedBy implements athar.Store.
+func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make(map[athar.ID][]athar.ID, len(ids))
+	for _, id := range ids {
+		qs, err := s.out(ctx, id.IRI())
+		if err != nil {
+			return nil, err
+		}
+		var by []athar.ID
+		for _, q := range qs {
+			if iriOf(q.Predicate) == athar.RDFType {
+				if n, ok := athar.ParseIRI(iriOf(q.Label)); ok {
+					by = append(by, n)
+				}
+			}
+		}
+		if len(by) > 0 {
+			out[id] = uniqueIDs(by)
+		}
+	}
+	return out, nil
+}
+
+// Entities implements athar.Store.
+func (s *Store) Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]*athar.Entity, len(ids))
+	for i, id := range ids {
+		e, err := s.entity(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) {
+	t, ok := athar.TypeOfPrefix(id.Prefix())
+	if !ok {
+		return nil, nil
+	}
+	outs, err := s.out(ctx, id.IRI())
+	if err != nil || len(outs) == 0 {
+		return nil, err
+	}
+	e := &athar.Entity{ID: id, Type: t}
+	defined := false
+	nameVotes := map[string]map[string]bool{} // name -> labels giving it
+	var aliases, arabic []string
+	mentions := map[athar.ID]bool{}
+	for _, q := range outs {
+		label := iriOf(q.Label)
+		if n, ok := athar.ParseIRI(label); ok {
+			mentions[n] = true
+		}
+		obj := fromValue(q.Object)
+		switch iriOf(q.Predicate) {
+		case athar.RDFType:
+			defined = defined || obj.IRI == t.IRI()
+		case athar.RDFSLabel:
+			if obj.Lang == "ar" {
+				arabic = append(arabic, obj.Literal)
+				continue
+			}
+			if nameVotes[obj.Literal] == nil {
+				nameVotes[obj.Literal] = map[string]bool{}
+			}
+			nameVotes[obj.Literal][label] = true
+		case athar.SKOSAltLbl:
+			aliases = append(aliases, obj.Literal)
+		case athar.RDFSComment:
+			if e.Description == "" || obj.Literal < e.Description {
+				e.Description = obj.Literal
+			}
+		}
+	}
+	if !defined {
+		return nil, nil
+	}
+	ins, err := s.in(ctx, id.IRI())
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range ins {
+		if n, ok := athar.ParseIRI(iriOf(q.Label)); ok {
+			mentions[n] = true
+		}
+	}
+	best, bestVotes := "", -1
+	for name, labels := range nameVotes {
+		if len(labels) > bestVotes || len(labels) == bestVotes && name < best {
+			best, bestVotes = name, len(labels)
+		}
+	}
+	e.Name = best
+	if e.Name == "" {
+		e.Name = id.Local()
+	}
+	for name := range nameVotes {
+		if name != e.Name {
+			aliases = append(aliases, name)
+		}
+	}
+	e.Aliases = uniqueStrings(aliases, e.Name)
+	e.Arabic = uniqueStrings(arabic, "")
+	for n := range mentions {
+		e.Narrations = append(e.Narrations, n)
+	}
+	sortIDs(e.Narrations)
+	return e, nil
+}
+
+// EntityIDs implements athar.Store.
+func (s *Store) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	types := athar.EntityTypes()
+	if t != "" {
+		types = []athar.EntityType{t}
+	}
+	var ids []athar.ID
+	for _, tt := range types {
+		qs, err := s.in(ctx, tt.IRI())
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			if iriOf(q.Predicate) != athar.RDFType {
+				continue
+			}
+			if id, ok := athar.ParseIRI(iriOf(q.Subject)); ok && id.Prefix() == tt.Prefix() {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return uniqueIDs(ids), nil
+}
+
+// Narrations implements athar.Store.
+func (s *Store) Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]*athar.Narration, len(ids))
+	for i, id := range ids {
+		n, err := s.narration(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, error) {
+	if id.Prefix() != athar.TypeNarration.Prefix() {
+		return nil, nil
+	}
+	iri := id.IRI()
+	qs, err := s.out(ctx, iri)
+	if err != nil {
+		return nil, err
+	}
+	n := &athar.Narration{ID: id}
+	found := false
+	type positioned struct {
+		pos  int
+		node string
+	}
+	var refs, links []positioned
+	for _, q := range qs {
+		if iriOf(q.Label) != iri {
+			continue // claims other narrations make about this one
+		}
+		obj := fromValue(q.Object)
+		switch iriOf(q.Predicate) {
+		case athar.RDFType:
+			found = found || obj.IRI == athar.TypeNarration.IRI()
+		case athar.RDFSLabel:
+			n.Title = obj.Literal
+		case athar.PredText:
+			n.Text = obj.Literal
+		case athar.PredLanguage:
+			n.Language = obj.Literal
+		case athar.PredTranslation:
+			n.Translation = obj.Literal
+		case athar.PredReference:
+			refs = append(refs, positioned{node: obj.IRI})
+		case athar.PredChainLink:
+			links = append(links, positioned{node: obj.IRI})
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	props := func(node string) (map[string]athar.Term, error) {
+		qs, err := s.out(ctx, node)
+		if err != nil {
+			return nil, err
+		}
+		m := map[string]athar.Term{}
+		for _, q := range qs {
+			m[iriOf(q.Predicate)] = fromValue(q.Object)
+		}
+		return m, nil
+	}
+	type ref struct {
+		pos int
+		r   athar.Reference
+	}
+	var rs []ref
+	for _, r := range refs {
+		m, err := props(r.node)
+		if err != nil {
+			return nil, err
+		}
+		pos, _ := strconv.Atoi(m[athar.PredPosition].Literal)
+		rs = append(rs, ref{pos, athar.Reference{
+			Collection: m[athar.PredCollection].Literal,
+			Edition:    m[athar.PredEdition].Literal,
+			Number:     m[athar.PredNumber].Literal,
+			URL:        m[athar.PredURL].Literal,
+		}})
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].pos < rs[j].pos })
+	for _, r := range rs {
+		n.References = append(n.References, r.r)
+	}
+	var chain []positioned
+	for _, l := range links {
+		m, err := props(l.node)
+		if err != nil {
+			return nil, err
+		}
+		pos, _ := strconv.Atoi(m[athar.PredPosition].Literal)
+		chain = append(chain, positioned{pos, m[athar.PredNarrator].IRI})
+	}
+	sort.Slice(chain, func(i, j int) bool { return chain[i].pos < chain[j].pos })
+	for _, c := range chain {
+		if p, ok := athar.ParseIRI(c.node); ok {
+			n.Chain = append(n.Chain, p)
+		}
+	}
+	ins, err := s.in(ctx, iri)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range ins {
+		if iriOf(q.Predicate) == athar.VocabBase+"narrates" && iriOf(q.Label) == iri {
+			if p, ok := athar.ParseIRI(iriOf(q.Subject)); ok {
+				n.Narrator = p
+			}
+		}
+	}
+	return n, nil
+}
+
+// Claims implements athar.Store.
+func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]*athar.Claim, len(ids))
+	for i, id := range ids {
+		c, err := s.claim(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
+	if id.Prefix() != athar.ClaimPrefix {
+		return nil, nil
+	}
+	qs, err := s.out(ctx, id.IRI())
+	if err != nil {
+		return nil, err
+	}
+	c := &athar.Claim{ID: id}
+	found := false
+	for _, q := range qs {
+		obj := fromValue(q.Object)
+		switch iriOf(q.Predicate) {
+		case athar.RDFType:
+			found = found || obj.IRI == athar.ClassClaim
+		case athar.PredSubject:
+			c.Subject, _ = athar.ParseIRI(obj.IRI)
+		case athar.PredPredicate:
+			c.Predicate = strings.TrimPrefix(obj.IRI, athar.VocabBase)
+		case athar.PredObject:
+			c.Object, _ = athar.ParseIRI(obj.IRI)
+		case athar.PredValue:
+			v := obj
+			c.Value = &v
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	ins, err := s.in(ctx, id.IRI())
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, q := range ins {
+		if iriOf(q.Predicate) != athar.PredClaim {
+			continue
+		}
+		a := iriOf(q.Subject)
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		att, err := s.attestation(ctx, a, id)
+		if err != nil {
+			return nil, err
+		}
+		c.Attestations = append(c.Attestations, att)
+	}
+	sort.Slice(c.Attestations, func(i, j int) bool {
+		a, b := c.Attestations[i], c.Attestations[j]
+		if a.Narration != b.Narration {
+			return a.Narration < b.Narration
+		}
+		return a.Start < b.Start
+	})
+	return c, nil
+}
+
+func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (athar.Attestation, error) {
+	qs, err := s.out(ctx, iri)
+	if err != nil {
+		return athar.Attestation{}, err
+	}
+	id, _ := athar.ParseIRI(iri)
+	a := athar.Attestation{ID: id, Claim: claim}
+	for _, q := range qs {
+		obj := fromValue(q.Object)
+		switch iriOf(q.Predicate) {
+		case athar.PredNarration:
+			a.Narration, _ = athar.ParseIRI(obj.IRI)
+		case athar.PredEvidence:
+			a.Evidence = obj.Literal
+		case athar.PredStart:
+			a.Start, _ = strconv.Atoi(obj.Literal)
+			a.HasSpan = true
+		case athar.PredEnd:
+			a.End, _ = strconv.Atoi(obj.Literal)
+		}
+	}
+	return a, nil
+}
+
+// FindClaims implements athar.Store.
+func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	var sets []map[string]bool
+	collect := func(object, predicate string, hop string) error {
+		qs, err := s.in(ctx, object)
+		if err != nil {
+			return err
+		}
+		set := map[string]bool{}
+		for _, q := range qs {
+			if iriOf(q.Predicate) == predicate {
+				set[iriOf(q.Subject)] = true
+			}
+		}
+		if hop != "" { // attestations -> their claims
+			claims := map[string]bool{}
+			for a := range set {
+				outs, err := s.out(ctx, a)
+				if err != nil {
+					return err
+				}
+				for _, q := range outs {
+					if iriOf(q.Predicate) == hop {
+						claims[iriOf(q.Object)] = true
+					}
+				}
+			}
+			set = claims
+		}
+		sets = append(sets, set)
+		return nil
+	}
+	var err error
+	if f.Subject != "" {
+		err = collect(f.Subject.IRI(), athar.PredSubject, "")
+	}
+	if err == nil && f.Object != "" {
+		err = collect(f.Object.IRI(), athar.PredObject, "")
+	}
+	if err == nil && f.Entity != "" {
+		if err = collect(f.Entity.IRI(), athar.PredSubject, ""); err == nil {
+			asSubject := sets[len(sets)-1]
+			sets = sets[:len(sets)-1]
+			if err = collect(f.Entity.IRI(), athar.PredObject, ""); err == nil {
+				for k := range asSubject {
+					sets[len(sets)-1][k] = true
+				}
+			}
+		}
+	}
+	if err == nil && f.Predicate != "" {
+		err = collect(athar.VocabBase+f.Predicate, athar.PredPredicate, "")
+	}
+	if err == nil && f.Narration != "" {
+		err = collect(f.Narration.IRI(), athar.PredNarration, athar.PredClaim)
+	}
+	if err == nil && len(sets) == 0 {
+		err = collect(athar.ClassClaim, athar.RDFType, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(sets, func(i, j int) bool { return len(sets[i]) < len(sets[j]) })
+	var out []*athar.Claim
+	for iri := range sets[0] {
+		inAll := true
+		for _, set := range sets[1:] {
+			if !set[iri] {
+				inAll = false
+				break
+			}
+		}
+		if !inAll {
+			continue
+		}
+		id, ok := athar.ParseIRI(iri)
+		if !ok {
+			continue
+		}
+		c, err := s.claim(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil || len(c.Attestations) < f.MinAttestations {
+			continue
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return claimKey(out[i]) < claimKey(out[j]) })
+	return out, nil
+}
+
+func claimKey(c *athar.Claim) string {
+	o := string(c.Object)
+	if c.Value != nil {
+		o = c.Value.Key()
+	}
+	return string(c.Subject) + "\x00" + c.Predicate + "\x00" + o + "\x00" + string(c.ID)
+}
+
+// Edges implements athar.Store.
+func (s *Store) Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make(map[athar.ID][]athar.Edge, len(ids))
+	for _, id := range ids {
+		type key struct{ s, t, p string }
+		labels := map[key]map[string]bool{}
+		add := func(q quad.Quad) {
+			p := iriOf(q.Predicate)
+			if !strings.HasPrefix(p, athar.VocabBase) || athar.IsStructural(p) {
+				return
+			}
+			o, ok := q.Object.(quad.IRI)
+			if !ok {
+				return
+			}
+			k := key{iriOf(q.Subject), string(o), strings.TrimPrefix(p, athar.VocabBase)}
+			if labels[k] == nil {
+				labels[k] = map[string]bool{}
+			}
+			labels[k][iriOf(q.Label)] = true
+		}
+		outs, err := s.out(ctx, id.IRI())
+		if err != nil {
+			return nil, err
+		}
+		ins, err := s.in(ctx, id.IRI())
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range outs {
+			add(q)
+		}
+		for _, q := range ins {
+			add(q)
+		}
+		var edges []athar.Edge
+		for k, ls := range labels {
+			src, ok1 := athar.ParseIRI(k.s)
+			dst, ok2 := athar.ParseIRI(k.t)
+			if !ok1 || !ok2 {
+				continue
+			}
+			edges = append(edges, athar.Edge{Source: src, Target: dst, Predicate: k.p, Attestations: len(ls)})
+		}
+		sort.Slice(edges, func(i, j int) bool {
+			a, b := edges[i], edges[j]
+			if a.Source != b.Source {
+				return a.Source < b.Source
+			}
+			if a.Predicate != b.Predicate {
+				return a.Predicate < b.Predicate
+			}
+			return a.Target < b.Target
+		})
+		if len(edges) > 0 {
+			out[id] = edges
+		}
+	}
+	return out, nil
+}
+
+func uniqueIDs(ids []athar.ID) []athar.ID {
+	sortIDs(ids)
+	out := ids[:0]
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func sortIDs(ids []athar.ID) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }
+
+func uniqueStrings(ss []string, except string) []string {
+	sort.Strings(ss)
+	var out []string
+	for i, s := range ss {
+		if s == except || i > 0 && s == ss[i-1] {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+// Package cayleystore implements athar.Store on Cayley. It is the only package that imports
+// Cayley.
+//
+// Two backends: Cayley's bbolt KV store in a directory (persistent; the default) and
+// Cayley's memstore (for tests and "memory:"). Every read and write goes through one
+// sync.RWMutex: memstore has no locks of its own, and the lock also makes every multi-step
+// read (an entity with its names, a claim with its attestations) see one consistent graph.
+package cayleystore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/cayleygraph/cayley/clog"
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/iterator"
+	_ "github.com/cayleygraph/cayley/graph/kv/bbolt" // registers "bbolt"; not part of kv/all
+	"github.com/cayleygraph/cayley/graph/memstore"
+	"github.com/cayleygraph/quad"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Store is a Cayley-backed athar.Store.
+type Store struct {
+	mu     sync.RWMutex
+	qs     graph.QuadStore
+	lock   *os.File // bbolt: an exclusive lock on the directory, so two processes fail fast
+	closed bool
+}
+
+var _ athar.Store = (*Store)(nil)
+
+// Open opens the store named by spec: "bbolt:DIR" (created if absent) or "memory:".
+func Open(spec string, logger *slog.Logger) (*Store, error) {
+	kind, arg, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "memory":
+		if arg != "" {
+			return nil, athar.Errorf(athar.Invalid, "store %q: memory: takes no path", spec)
+		}
+		return &Store{qs: memstore.New()}, nil
+	case "bbolt":
+		if arg == "" {
+			return nil, athar.Errorf(athar.Invalid, "store %q: bbolt: needs a directory, e.g. bbolt:./data/athar", spec)
+		}
+		return openBolt(arg, logger)
+	default:
+		return nil, athar.Errorf(athar.Invalid, "store %q: expected bbolt:DIR or memory:", spec)
+	}
+}
+
+var setLogger sync.Once
+
+func openBolt(dir string, logger *slog.Logger) (*Store, error) {
+	if logger != nil {
+		// Cayley logs through a process-wide logger; route it to ours once.
+		setLogger.Do(func() { clog.SetLogger(clogAdapter{logger}) })
+	}
+	if !graph.IsRegistered("bbolt") {
+		return nil, fmt.Errorf("open store %s: Cayley's bbolt backend is not registered", dir)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "athar.lock"), os.O_CREATE|os.O_RDWR, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, athar.Errorf(athar.Conflict, "open store %s: another athar process is using it (stop it first)", dir)
+	}
+	if err := graph.InitQuadStore("bbolt", dir, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
+		lock.Close()
+		return nil, fmt.Errorf("open store %s: init: %w", dir, err)
+	}
+	qs, err := graph.NewQuadStore("bbolt", dir, nil)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	return &Store{qs: qs, lock: lock}, nil
+}
+
+// Close closes the store and releases its directory.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.qs.Close()
+	if s.lock != nil {
+		s.lock.Close()
+	}
+	return err
+}
+
+func (s *Store) rlock() error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return errors.New("store is closed")
+	}
+	return nil
+}
+
+// Apply implements athar.Store.
+func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx := graph.NewTransaction()
+	n := 0
+	for _, c := range cs {
+		for _, q := range c.Remove {
+			tx.RemoveQuad(toQuad(q))
+		}
+		for _, q := range c.Add {
+			tx.AddQuad(toQuad(q))
+		}
+		n += len(c.Remove) + len(c.Add)
+	}
+	if len(tx.Deltas) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("store is closed")
+	}
+	if err := s.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}); err != nil {
+		return fmt.Errorf("apply %d changes: %w", n, err)
+	}
+	return nil
+}
+
+func toValue(t athar.Term) quad.Value {
+	switch {
+	case t.IRI != "":
+		return quad.IRI(t.IRI)
+	case t.Lang != "":
+		return quad.LangString{Value: quad.String(t.Literal), Lang: t.Lang}
+	case t.Datatype != "" && t.Datatype != athar.XSDString:
+		return quad.TypedString{Value: quad.String(t.Literal), Type: quad.IRI(t.Datatype)}
+	default:
+		return quad.String(t.Literal)
+	}
+}
+
+func toQuad(q athar.Quad) quad.Quad {
+	return quad.Quad{Subject: quad.IRI(q.Subject), Predicate: quad.IRI(q.Predicate), Object: toValue(q.Object), Label: quad.IRI(q.Label)}
+}
+
+func fromValue(v quad.Value) athar.Term {
+	switch v := v.(type) {
+	case quad.IRI:
+		return athar.Term{IRI: string(v)}
+	case quad.String:
+		return athar.Term{Literal: string(v)}
+	case quad.LangString:
+		return athar.Term{Literal: string(v.Value), Lang: v.Lang}
+	case quad.TypedString:
+		return athar.Term{Literal: string(v.Value), Datatype: string(v.Type)}
+	case quad.Int:
+		return athar.Term{Literal: fmt.Sprint(int64(v)), Datatype: athar.XSDInteger}
+	case nil:
+		return athar.Term{}
+	default:
+		ts, ok := v.(quad.TypedStringer)
+		if ok {
+			t := ts.TypedString()
+			return athar.Term{Literal: string(t.Value), Datatype: string(t.Type)}
+		}
+		return athar.Term{Literal: quad.StringOf(v)}
+	}
+}
+
+func fromQuad(q quad.Quad) athar.Quad {
+	return athar.Quad{
+		Subject:   iriOf(q.Subject),
+		Predicate: iriOf(q.Predicate),
+		Object:    fromValue(q.Object),
+		Label:     iriOf(q.Label),
+	}
+}
+
+func iriOf(v quad.Value) string {
+	if i, ok := v.(quad.IRI); ok {
+		return string(i)
+	}
+	if v == nil {
+		return ""
+	}
+	return quad.StringOf(v)
+}
+
+// quadsWith returns the quads having value v in direction d. Callers hold the read lock.
+func (s *Store) quadsWith(ctx context.Context, d quad.Direction, v quad.Value) ([]quad.Quad, error) {
+	ref, err := s.qs.ValueOf(v)
+	if err != nil {
+		return nil, err
+	}
+	if ref == nil {
+		return nil, nil
+	}
+	var out []quad.Quad
+	err = iterator.Iterate(ctx, s.qs.QuadIterator(d, ref)).Each(func(r graph.Ref) error {
+		q, err := s.qs.Quad(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, q)
+		return nil
+	})
+	return out, err
+}
+
+// out returns the quads whose subject is the IRI.
+func (s *Store) out(ctx context.Context, iri string) ([]quad.Quad, error) {
+	return s.quadsWith(ctx, quad.Subject, quad.IRI(iri))
+}
+
+// in returns the quads whose object is the IRI.
+func (s *Store) in(ctx context.Context, iri string) ([]quad.Quad, error) {
+	return s.quadsWith(ctx, quad.Object, quad.IRI(iri))
+}
+
+type clogAdapter struct{ l *slog.Logger }
+
+func (a clogAdapter) Infof(format string, args ...any) {
+	a.l.Debug("cayley: " + fmt.Sprintf(format, args...))
+}
+func (a clogAdapter) Warningf(format string, args ...any) {
+	a.l.Warn("cayley: " + fmt.Sprintf(format, args...))
+}
+func (a clogAdapter) Errorf(format string, args ...any) {
+	a.l.Error("cayley: " + fmt.Sprintf(format, args...))
+}
+func (a clogAdapter) Fatalf(format string, args ...any) {
+	a.l.Error("cayley: fatal: " + fmt.Sprintf(format, args...))
+	os.Exit(1)
+}
+func (a clogAdapter) V(level int) bool { return false }
+func (a clogAdapter) SetV(int)         {}

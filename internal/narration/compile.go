@@ -1,0 +1,154 @@
+package narration
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Compile returns every quad the checked narration asserts, all labelled with its IRI,
+// sorted. It is deterministic and pure: the same document always gives the same quads, so
+// re-importing changes nothing and an export reloaded elsewhere is identical.
+//
+// Besides the plain triple of each claim (subject predicate object), it emits a claim node
+// (deterministic id from subject, predicate and object or value, shared by every narration
+// that makes the claim) and an attestation node carrying the evidence and its offsets. The
+// narrator and chain become narrates and transmits claims without evidence.
+func Compile(c *Checked) []athar.Quad {
+	e := emitter{label: c.ID.IRI()}
+	n := c.ID.IRI()
+	e.iri(n, athar.RDFType, athar.TypeNarration.IRI())
+	e.lit(n, athar.RDFSLabel, athar.StringTerm(c.Title))
+	e.lit(n, athar.PredText, athar.StringTerm(c.Text))
+	if c.Language != "" {
+		e.lit(n, athar.PredLanguage, athar.StringTerm(c.Language))
+	}
+	if c.Translation != "" {
+		e.lit(n, athar.PredTranslation, athar.StringTerm(c.Translation))
+	}
+	for i, r := range c.References {
+		ref := fmt.Sprintf("%sreference/%s/%d", athar.Base, c.ID.Local(), i+1)
+		e.iri(n, athar.PredReference, ref)
+		e.iri(ref, athar.RDFType, athar.ClassReference)
+		e.lit(ref, athar.PredPosition, intTerm(i+1))
+		e.lit(ref, athar.PredCollection, athar.StringTerm(r.Collection))
+		e.lit(ref, athar.PredNumber, athar.StringTerm(r.Number))
+		if r.Edition != "" {
+			e.lit(ref, athar.PredEdition, athar.StringTerm(r.Edition))
+		}
+		if r.URL != "" {
+			e.lit(ref, athar.PredURL, athar.StringTerm(r.URL))
+		}
+	}
+	for i, p := range c.Chain {
+		link := fmt.Sprintf("%schain/%s/%d", athar.Base, c.ID.Local(), i+1)
+		e.iri(n, athar.PredChainLink, link)
+		e.iri(link, athar.RDFType, athar.ClassChainLink)
+		e.lit(link, athar.PredPosition, intTerm(i+1))
+		e.iri(link, athar.PredNarrator, p.IRI())
+		e.claim(c.ID, CheckedClaim{Subject: p, Predicate: &athar.Predicate{Name: "transmits"}, Object: c.ID})
+	}
+	if c.Narrator != "" {
+		e.claim(c.ID, CheckedClaim{Subject: c.Narrator, Predicate: &athar.Predicate{Name: "narrates"}, Object: c.ID})
+	}
+	for _, ent := range c.Entities {
+		s := ent.ID.IRI()
+		e.iri(s, athar.RDFType, ent.Type.IRI())
+		if ent.Name != "" {
+			e.lit(s, athar.RDFSLabel, athar.StringTerm(ent.Name))
+		}
+		for _, a := range ent.Arabic {
+			e.lit(s, athar.RDFSLabel, athar.Term{Literal: a, Lang: "ar"})
+		}
+		for _, a := range ent.Aliases {
+			e.lit(s, athar.SKOSAltLbl, athar.StringTerm(a))
+		}
+		if ent.Description != "" {
+			e.lit(s, athar.RDFSComment, athar.StringTerm(ent.Description))
+		}
+	}
+	// Every narration that uses a verse defines it: verses exist by the Qur'an, not by
+	// any one narration, so deleting a narration never strands a verse another one uses.
+	for _, v := range c.Verses {
+		s := v.ID().IRI()
+		e.iri(s, athar.RDFType, athar.TypeVerse.IRI())
+		e.lit(s, athar.RDFSLabel, athar.StringTerm(v.Name()))
+		e.lit(s, athar.RDFSLabel, athar.Term{Literal: v.ArabicName(), Lang: "ar"})
+		e.lit(s, athar.PredSurah, intTerm(v.Surah))
+		e.lit(s, athar.PredAyah, intTerm(v.Ayah))
+	}
+	for _, cl := range c.Claims {
+		e.claim(c.ID, cl)
+	}
+	athar.SortQuads(e.quads)
+	return dedupe(e.quads)
+}
+
+type emitter struct {
+	label string
+	quads []athar.Quad
+}
+
+func (e *emitter) iri(s, p, o string) {
+	e.quads = append(e.quads, athar.Quad{Subject: s, Predicate: p, Object: athar.IRITerm(o), Label: e.label})
+}
+
+func (e *emitter) lit(s, p string, o athar.Term) {
+	e.quads = append(e.quads, athar.Quad{Subject: s, Predicate: p, Object: o, Label: e.label})
+}
+
+func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
+	pred := athar.VocabBase + cl.Predicate.Name
+	var obj athar.Term
+	if cl.Value != nil {
+		obj = *cl.Value
+	} else {
+		obj = athar.IRITerm(cl.Object.IRI())
+	}
+	s := cl.Subject.IRI()
+	e.lit(s, pred, obj)
+
+	id := athar.ClaimID(cl.Subject, cl.Predicate.Name, obj)
+	ci := id.IRI()
+	e.iri(ci, athar.RDFType, athar.ClassClaim)
+	e.iri(ci, athar.PredSubject, s)
+	e.iri(ci, athar.PredPredicate, pred)
+	if cl.Value != nil {
+		e.lit(ci, athar.PredValue, obj)
+	} else {
+		e.iri(ci, athar.PredObject, obj.IRI)
+	}
+
+	start, end := -1, -1
+	if cl.HasSpan {
+		start, end = cl.Start, cl.End
+	}
+	ai := athar.AttestationID(id, narration, start, end).IRI()
+	e.iri(ai, athar.RDFType, athar.ClassAttestation)
+	e.iri(ai, athar.PredClaim, ci)
+	e.iri(ai, athar.PredNarration, narration.IRI())
+	if cl.HasSpan {
+		e.lit(ai, athar.PredEvidence, athar.StringTerm(cl.Evidence))
+		e.lit(ai, athar.PredStart, intTerm(cl.Start))
+		e.lit(ai, athar.PredEnd, intTerm(cl.End))
+	}
+}
+
+func intTerm(n int) athar.Term {
+	return athar.Term{Literal: strconv.Itoa(n), Datatype: athar.XSDInteger}
+}
+
+func dedupe(qs []athar.Quad) []athar.Quad {
+	out := qs[:0]
+	var last string
+	for i, q := range qs {
+		k := q.Key()
+		if i > 0 && k == last {
+			continue
+		}
+		out = append(out, q)
+		last = k
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+package narration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Importer runs the write path against a store: validate, compile, diff against what the
+// narration asserted before, check that nothing other narrations depend on is removed, and
+// apply the change as one transaction. Writes are serialised, so validation and apply see
+// the same graph.
+type Importer struct {
+	store athar.Store
+	vocab *athar.Vocabulary
+	mu    sync.Mutex
+	// OnChange, when set, is called after each applied change, with the changeset applied
+	// (e.g. to keep a search index beside the store). It runs under the write lock.
+	OnChange func(athar.Changeset)
+}
+
+// NewImporter returns an Importer writing to store.
+func NewImporter(store athar.Store, vocab *athar.Vocabulary) *Importer {
+	return &Importer{store: store, vocab: vocab}
+}
+
+// Result says what an import changed.
+type Result struct {
+	Narration     athar.ID
+	Changed       bool // false when the same document was already imported
+	ClaimsAdded   int  // claims this narration attests now and did not before
+	EntitiesAdded int  // entities the graph did not define before
+	QuadsAdded    int
+	QuadsRemoved  int
+}
+
+// Import validates and stores one parsed document. A refused document changes nothing; the
+// error is a *athar.ValidationError naming the fields, or an *athar.Error.
+func (im *Importer) Import(ctx context.Context, d *Document) (Result, error) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	c, err := Validate(ctx, d, im.vocab, im.store)
+	if err != nil {
+		return Result{}, err
+	}
+	want := Compile(c)
+	have, err := im.store.NarrationQuads(ctx, c.ID)
+	if err != nil {
+		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
+	}
+	cs := athar.Diff(c.ID, have, want)
+	res := Result{Narration: c.ID, QuadsAdded: len(cs.Add), QuadsRemoved: len(cs.Remove), Changed: !cs.Empty()}
+	if cs.Empty() {
+		return res, nil
+	}
+	if err := im.checkDependents(ctx, c.ID, have, want); err != nil {
+		return Result{}, err
+	}
+	res.ClaimsAdded = len(subtract(typed(want, athar.ClassClaim), typed(have, athar.ClassClaim)))
+	newDefs := subtract(definedEntities(want), nil)
+	before, err := im.store.DefinedBy(ctx, newDefs)
+	if err != nil {
+		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
+	}
+	for _, id := range newDefs {
+		if len(before[id]) == 0 {
+			res.EntitiesAdded++
+		}
+	}
+	if err := im.store.Apply(ctx, cs); err != nil {
+		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
+	}
+	if im.OnChange != nil {
+		im.OnChange(cs)
+	}
+	return res, nil
+}
+
+// Delete removes every quad the narration asserted. It refuses, changing nothing, when the
+// narration is the only one defining an entity that other narrations still use.
+func (im *Importer) Delete(ctx context.Context, id athar.ID) error {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if id.Prefix() != athar.TypeNarration.Prefix() {
+		return athar.Errorf(athar.Invalid, "delete %s: not a narration id (expected narration:...)", id)
+	}
+	have, err := im.store.NarrationQuads(ctx, id)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	if len(have) == 0 {
+		return athar.Errorf(athar.NotFound, "delete %s: no such narration", id)
+	}
+	if err := im.checkDependents(ctx, id, have, nil); err != nil {
+		return err
+	}
+	cs := athar.Diff(id, have, nil)
+	if err := im.store.Apply(ctx, cs); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	if im.OnChange != nil {
+		im.OnChange(cs)
+	}
+	return nil
+}
+
+// Restore replaces each narration's quads with the given ones (as read from an N-Quads
+// export), one transaction for all. Every quad must be labelled with a narration that the
+// quads themselves declare.
+func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID, error) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	byLabel := map[athar.ID][]athar.Quad{}
+	for _, q := range quads {
+		id, ok := athar.ParseIRI(q.Label)
+		if !ok || id.Prefix() != athar.TypeNarration.Prefix() {
+			return nil, athar.Errorf(athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...)", q.Key(), athar.Base)
+		}
+		byLabel[id] = append(byLabel[id], q)
+	}
+	ids := make([]athar.ID, 0, len(byLabel))
+	for id := range byLabel {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var css []athar.Changeset
+	for _, id := range ids {
+		qs := byLabel[id]
+		declared := false
+		for _, q := range qs {
+			if q.Subject == id.IRI() && q.Predicate == athar.RDFType && q.Object.IRI == athar.TypeNarration.IRI() {
+				declared = true
+			}
+		}
+		if !declared {
+			return nil, athar.Errorf(athar.Invalid, "graph <%s> does not declare its narration (%s a Narration)", id.IRI(), id)
+		}
+		have, err := im.store.NarrationQuads(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("restore %s: %w", id, err)
+		}
+		if cs := athar.Diff(id, have, qs); !cs.Empty() {
+			css = append(css, cs)
+		}
+	}
+	if err := im.store.Apply(ctx, css...); err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
+	if im.OnChange != nil {
+		for _, cs := range css {
+			im.OnChange(cs)
+		}
+	}
+	return ids, nil
+}
+
+// checkDependents refuses a change to narration id that would leave an entity other
+// narrations use without any narration defining it.
+func (im *Importer) checkDependents(ctx context.Context, id athar.ID, have, want []athar.Quad) error {
+	lost := subtract(definedEntities(have), definedEntities(want))
+	if len(lost) == 0 {
+		return nil
+	}
+	defs, err := im.store.DefinedBy(ctx, lost)
+	if err != nil {
+		return fmt.Errorf("check dependents of %s: %w", id, err)
+	}
+	ents, err := im.store.Entities(ctx, lost)
+	if err != nil {
+		return fmt.Errorf("check dependents of %s: %w", id, err)
+	}
+	var msgs []string
+	for i, e := range lost {
+		if len(without(defs[e], id)) > 0 || ents[i] == nil {
+			continue
+		}
+		if users := without(ents[i].Narrations, id); len(users) > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s is defined only by %s and still used by %s", e, id, joinIDs(users)))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return athar.Errorf(athar.Conflict, "%s; define it in one of those narrations first, or change them", strings.Join(msgs, "; "))
+}
+
+// definedEntities returns the entity ids given a type in qs, sorted.
+func definedEntities(qs []athar.Quad) []athar.ID {
+	var out []athar.ID
+	for _, q := range qs {
+		if q.Predicate != athar.RDFType {
+			continue
+		}
+		id, ok := athar.ParseIRI(q.Subject)
+		if !ok {
+			continue
+		}
+		if _, isEntity := athar.TypeOfPrefix(id.Prefix()); isEntity && id.Prefix() != athar.TypeNarration.Prefix() {
+			out = append(out, id)
+		}
+	}
+	return uniq(out)
+}
+
+// typed returns the subjects of rdf:type class quads in qs.
+func typed(qs []athar.Quad, class string) []athar.ID {
+	var out []athar.ID
+	for _, q := range qs {
+		if q.Predicate == athar.RDFType && q.Object.IRI == class {
+			if id, ok := athar.ParseIRI(q.Subject); ok {
+				out = append(out, id)
+			}
+		}
+	}
+	return uniq(out)
+}
+
+func uniq(ids []athar.ID) []athar.ID {
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := ids[:0]
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// subtract returns the ids in a that are not in b.
+func subtract(a, b []athar.ID) []athar.ID {
+	in := map[athar.ID]bool{}
+	for _, id := range b {
+		in[id] = true
+	}
+	var out []athar.ID
+	for _, id := range a {
+		if !in[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func joinIDs(ids []athar.ID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
+}

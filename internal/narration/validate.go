@@ -1,0 +1,490 @@
+package narration
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Graph is what validation needs to know of the current graph: which narrations define
+// each id. A Store satisfies it.
+type Graph interface {
+	DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error)
+}
+
+// Checked is a document that passed validation: ids parsed, verse ranges expanded and
+// evidence located. Compile turns it into quads.
+type Checked struct {
+	ID          athar.ID
+	Title       string
+	Text        string
+	Language    string
+	Translation string
+	References  []athar.Reference
+	Narrator    athar.ID
+	Chain       []athar.ID
+	Entities    []CheckedEntity
+	Claims      []CheckedClaim
+	Verses      []athar.VerseRef // every verse the document uses, sorted
+	Uses        []athar.ID       // entity ids used but defined elsewhere in the graph, sorted
+}
+
+// CheckedEntity is an entity definition with its type resolved.
+type CheckedEntity struct {
+	ID          athar.ID
+	Type        athar.EntityType
+	Name        string
+	Arabic      []string
+	Aliases     []string
+	Description string
+}
+
+// CheckedClaim is one claim (a verse range in the document gives one per verse) with the
+// exact evidence passage and its offsets in the text.
+type CheckedClaim struct {
+	Index     int // position in the document's claims list
+	Subject   athar.ID
+	Predicate *athar.Predicate
+	Object    athar.ID    // set for entity-valued claims
+	Value     *athar.Term // set for literal-valued claims
+	Evidence  string      // the passage exactly as the text writes it; empty for derived claims
+	Start     int
+	End       int
+	HasSpan   bool
+}
+
+// Validate checks d against every rule of the narration format: id syntax and prefixes,
+// verses that exist, ids defined in the document or in g, predicates in the vocabulary with
+// fitting domain and range, exactly one of object or value, and evidence that is a passage
+// of the text. It returns every problem at once. g may be nil: ids defined outside the
+// document are then unknown.
+func Validate(ctx context.Context, d *Document, vocab *athar.Vocabulary, g Graph) (*Checked, error) {
+	v := &validator{doc: d, vocab: vocab, c: &Checked{}, types: map[athar.ID]athar.EntityType{}, verses: map[athar.VerseRef]bool{}}
+	v.header()
+	v.entities()
+	claims := v.claimIDs()
+	if err := v.resolveExternal(ctx, g); err != nil {
+		return nil, err
+	}
+	v.claims(claims)
+	if len(v.problems) > 0 {
+		return nil, &athar.ValidationError{Document: d.Source, Problems: v.problems}
+	}
+	for vr := range v.verses {
+		v.c.Verses = append(v.c.Verses, vr)
+	}
+	sort.Slice(v.c.Verses, func(i, j int) bool {
+		a, b := v.c.Verses[i], v.c.Verses[j]
+		return a.Surah < b.Surah || a.Surah == b.Surah && a.Ayah < b.Ayah
+	})
+	return v.c, nil
+}
+
+type validator struct {
+	doc      *Document
+	vocab    *athar.Vocabulary
+	c        *Checked
+	problems []athar.Problem
+	types    map[athar.ID]athar.EntityType // ids known so far: defined here, verses, external
+	verses   map[athar.VerseRef]bool
+	external map[athar.ID]string // id used but not defined here -> first field path using it
+}
+
+func (v *validator) fail(path, format string, args ...any) {
+	v.problems = append(v.problems, athar.Problem{Path: path, Line: v.doc.Line(path), Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) header() {
+	h := v.doc.Narration
+	id, t, err := athar.ParseEntityID(h.ID)
+	switch {
+	case err != nil:
+		v.fail("narration.id", "%v", err)
+	case t != athar.TypeNarration:
+		v.fail("narration.id", "%q must start with narration: (e.g. narration:ahmad-208)", h.ID)
+	default:
+		v.c.ID = id
+		v.types[id] = athar.TypeNarration
+	}
+	v.c.Title = strings.TrimSpace(h.Title)
+	if v.c.Title == "" {
+		v.fail("narration.title", "the title is empty")
+	}
+	v.c.Text = h.Text
+	if strings.TrimSpace(h.Text) == "" {
+		v.fail("narration.text", "the text is empty: claims need a text to quote their evidence from")
+	}
+	v.c.Language = strings.TrimSpace(h.Language)
+	if v.c.Language != "" && !validLang(v.c.Language) {
+		v.fail("narration.language", "%q is not a language tag: expected e.g. en, ar, ur", h.Language)
+	}
+	v.c.Translation = strings.TrimSpace(h.Translation)
+	if len(h.References) == 0 {
+		v.fail("narration.references", "at least one reference is needed (collection and number), so that readers can find the text")
+	}
+	seen := map[athar.Reference]bool{}
+	for i, r := range h.References {
+		ref := athar.Reference{Collection: strings.TrimSpace(r.Collection), Edition: strings.TrimSpace(r.Edition), Number: strings.TrimSpace(r.Number), URL: strings.TrimSpace(r.URL)}
+		if seen[ref] {
+			v.fail(fmt.Sprintf("narration.references[%d]", i), "the same reference is listed twice")
+		}
+		seen[ref] = true
+		v.c.References = append(v.c.References, ref)
+	}
+	if h.Narrator != "" {
+		v.c.Narrator = v.personRef(h.Narrator, "narration.narrator")
+	}
+	for i, p := range h.Chain {
+		v.c.Chain = append(v.c.Chain, v.personRef(p, fmt.Sprintf("narration.chain[%d]", i)))
+	}
+}
+
+func validLang(s string) bool {
+	for i, part := range strings.Split(s, "-") {
+		if len(part) < 2 || len(part) > 8 || (i == 0 && len(part) > 3) {
+			return false
+		}
+		for _, r := range part {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// personRef parses an id that must name a person, remembering it for the graph lookup.
+func (v *validator) personRef(s, path string) athar.ID {
+	id, t, err := athar.ParseEntityID(s)
+	if err != nil {
+		v.fail(path, "%v", err)
+		return ""
+	}
+	if t != athar.TypePerson {
+		v.fail(path, "%q is a %s: expected a person: id", s, t)
+		return ""
+	}
+	v.use(id, path)
+	return id
+}
+
+func (v *validator) use(id athar.ID, path string) {
+	if _, ok := v.types[id]; ok {
+		return
+	}
+	if v.external == nil {
+		v.external = map[athar.ID]string{}
+	}
+	if _, ok := v.external[id]; !ok {
+		v.external[id] = path
+	}
+}
+
+func (v *validator) entities() {
+	defined := map[athar.ID]int{}
+	for i, e := range v.doc.Entities {
+		path := fmt.Sprintf("entities[%d]", i)
+		id, t, err := athar.ParseEntityID(e.ID)
+		if err != nil {
+			v.fail(path+".id", "%v", err)
+			continue
+		}
+		if e.Type != "" && athar.EntityType(e.Type) != t {
+			if !athar.EntityType(e.Type).Valid() {
+				v.fail(path+".type", "unknown type %q: expected one of Person, Group, Event, Place, Concept, Verse", e.Type)
+			} else {
+				v.fail(path+".type", "type %s does not match the id's prefix %q (a %s id starts with %s:)", e.Type, id.Prefix(), e.Type, athar.EntityType(e.Type).Prefix())
+			}
+			continue
+		}
+		if t == athar.TypeNarration {
+			v.fail(path+".id", "%s: narrations are defined by their own document's narration block, not as entities", id)
+			continue
+		}
+		if j, dup := defined[id]; dup {
+			v.fail(path+".id", "%s is defined twice (also at entities[%d]); give every name in one entry", id, j)
+			continue
+		}
+		defined[id] = i
+		name := strings.TrimSpace(e.Name)
+		if name == "" && t != athar.TypeVerse {
+			v.fail(path+".name", "missing: %s needs a name", id)
+		}
+		ce := CheckedEntity{ID: id, Type: t, Name: name, Description: strings.TrimSpace(e.Description)}
+		for j, a := range e.Arabic {
+			if a = strings.TrimSpace(a); a == "" {
+				v.fail(fmt.Sprintf("%s.arabic[%d]", path, j), "empty name")
+				continue
+			}
+			ce.Arabic = append(ce.Arabic, a)
+		}
+		for j, a := range e.Aliases {
+			if a = strings.TrimSpace(a); a == "" {
+				v.fail(fmt.Sprintf("%s.aliases[%d]", path, j), "empty alias")
+				continue
+			}
+			ce.Aliases = append(ce.Aliases, a)
+		}
+		if t == athar.TypeVerse {
+			vr, _ := athar.ParseVerseRef(string(id))
+			v.verses[vr] = true
+		}
+		v.types[id] = t
+		v.c.Entities = append(v.c.Entities, ce)
+	}
+	// Ids used in the header before the entities were known are not external after all.
+	for id := range v.external {
+		if _, ok := v.types[id]; ok {
+			delete(v.external, id)
+		}
+	}
+}
+
+// claimRef is one claim's parsed subject and object ids (verse ranges expanded).
+type claimRef struct {
+	subjects []athar.ID
+	objects  []athar.ID
+	ok       bool
+}
+
+// claimIDs parses every id the claims use, so that the graph can be asked about them all
+// at once.
+func (v *validator) claimIDs() []claimRef {
+	out := make([]claimRef, len(v.doc.Claims))
+	for i, c := range v.doc.Claims {
+		path := fmt.Sprintf("claims[%d]", i)
+		r := claimRef{ok: true}
+		if c.Subject == "" {
+			v.fail(path+".subject", "missing: a claim needs a subject id")
+			r.ok = false
+		} else if ids, ok := v.ref(c.Subject, path+".subject"); ok {
+			r.subjects = ids
+		} else {
+			r.ok = false
+		}
+		if c.Object != "" {
+			if ids, ok := v.ref(c.Object, path+".object"); ok {
+				r.objects = ids
+			} else {
+				r.ok = false
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// ref parses an entity id or verse range used by a claim.
+func (v *validator) ref(s, path string) ([]athar.ID, bool) {
+	if strings.HasPrefix(s, "verse:") {
+		vs, err := athar.ParseVerseRange(s)
+		if err != nil {
+			v.fail(path, "%v", err)
+			return nil, false
+		}
+		ids := make([]athar.ID, len(vs))
+		for i, vr := range vs {
+			v.verses[vr] = true
+			ids[i] = vr.ID()
+			v.types[ids[i]] = athar.TypeVerse
+		}
+		return ids, true
+	}
+	id, _, err := athar.ParseEntityID(s)
+	if err != nil {
+		v.fail(path, "%v", err)
+		return nil, false
+	}
+	v.use(id, path)
+	return []athar.ID{id}, true
+}
+
+// resolveExternal asks the graph about every id not defined in the document. An id counts
+// as defined only if some narration other than this one defines it: a new version of a
+// narration cannot lean on what its old version defined.
+func (v *validator) resolveExternal(ctx context.Context, g Graph) error {
+	if len(v.external) == 0 {
+		return nil
+	}
+	ids := make([]athar.ID, 0, len(v.external))
+	for id := range v.external {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var defs map[athar.ID][]athar.ID
+	if g != nil {
+		var err error
+		if defs, err = g.DefinedBy(ctx, ids); err != nil {
+			return fmt.Errorf("validate %s: %w", v.doc.Source, err)
+		}
+	}
+	for _, id := range ids {
+		by := without(defs[id], v.c.ID)
+		if len(by) == 0 {
+			if len(defs[id]) > 0 {
+				v.fail(v.external[id], "%s is defined only by the previous version of this narration; define it in this document's entities", id)
+			} else {
+				v.fail(v.external[id], "%s is not defined in this document's entities or in the graph", id)
+			}
+			continue
+		}
+		t, _ := athar.TypeOfPrefix(id.Prefix())
+		v.types[id] = t
+		v.c.Uses = append(v.c.Uses, id)
+	}
+	return nil
+}
+
+func without(ids []athar.ID, x athar.ID) []athar.ID {
+	var out []athar.ID
+	for _, id := range ids {
+		if id != x {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (v *validator) claims(refs []claimRef) {
+	seen := map[string]int{}
+	for i, c := range v.doc.Claims {
+		path := fmt.Sprintf("claims[%d]", i)
+		r := refs[i]
+		p, ok := v.vocab.Predicate(c.Predicate)
+		if !ok {
+			if c.Predicate == "" {
+				v.fail(path+".predicate", "missing: a claim needs a predicate from the vocabulary")
+			} else {
+				v.fail(path+".predicate", "unknown predicate %q%s (see docs/vocabulary.md)", c.Predicate, suggest(c.Predicate, v.vocab.Names()))
+			}
+			r.ok = false
+		}
+		switch {
+		case c.Object != "" && c.Value != nil:
+			v.fail(path, "a claim has exactly one of object and value, not both")
+			r.ok = false
+		case c.Object == "" && c.Value == nil:
+			v.fail(path, "a claim needs an object (an entity id) or a value (a number or text)")
+			r.ok = false
+		}
+		var value *athar.Term
+		if ok && r.ok {
+			value = v.fitClaim(path, p, c, r)
+			if p.Literal == "" && value != nil || p.Literal != "" && value == nil {
+				r.ok = false
+			}
+		}
+		if strings.TrimSpace(c.Evidence) == "" {
+			v.fail(path+".evidence", "missing: every claim needs the exact words of the text that support it")
+			continue
+		}
+		spans := findEvidence(v.c.Text, c.Evidence)
+		var sp span
+		switch {
+		case len(spans) == 0:
+			v.fail(path+".evidence", "%q is not a passage of narration.text (only whitespace may differ; quotes and apostrophes must match the text)", shorten(c.Evidence))
+			continue
+		case c.Occurrence > len(spans):
+			v.fail(path+".occurrence", "the evidence occurs %d time(s) in the text, so there is no occurrence %d", len(spans), c.Occurrence)
+			continue
+		case c.Occurrence > 0:
+			sp = spans[c.Occurrence-1]
+		case len(spans) > 1:
+			v.fail(path+".evidence", "%q occurs %d times in the text: quote more words, or add occurrence: N (1 to %d)", shorten(c.Evidence), len(spans), len(spans))
+			continue
+		default:
+			sp = spans[0]
+		}
+		if !r.ok {
+			continue
+		}
+		evidence := sliceRunes(v.c.Text, sp.start, sp.end)
+		for _, s := range r.subjects {
+			objs := r.objects
+			if value != nil {
+				objs = []athar.ID{""}
+			}
+			for _, o := range objs {
+				cc := CheckedClaim{Index: i, Subject: s, Predicate: p, Object: o, Value: value, Evidence: evidence, Start: sp.start, End: sp.end, HasSpan: true}
+				if p.Symmetric && o != "" && o < s {
+					cc.Subject, cc.Object = o, s
+				}
+				key := fmt.Sprintf("%s|%s|%s|%v|%d|%d", cc.Subject, p.Name, cc.Object, value, sp.start, sp.end)
+				if j, dup := seen[key]; dup {
+					v.fail(path, "the same claim with the same evidence is already at claims[%d]", j)
+					continue
+				}
+				seen[key] = i
+				v.c.Claims = append(v.c.Claims, cc)
+			}
+		}
+	}
+}
+
+// fitClaim checks the claim's subject and object or value against the predicate's domain
+// and range, and returns the literal term for literal-valued predicates.
+func (v *validator) fitClaim(path string, p *athar.Predicate, c ClaimDef, r claimRef) *athar.Term {
+	for _, s := range r.subjects {
+		if t := v.types[s]; !p.AllowsSubject(t) {
+			v.fail(path+".subject", "%s is a %s, but %s takes a subject of type %s", s, t, p.Name, typeList(p.Domain))
+			return nil
+		}
+	}
+	if p.Literal == "" {
+		if c.Value != nil {
+			v.fail(path+".value", "%s relates entities: give an object (an id of type %s), not a value", p.Name, typeList(p.Range))
+			return nil
+		}
+		for _, o := range r.objects {
+			if t := v.types[o]; !p.AllowsObject(t) {
+				v.fail(path+".object", "%s is a %s, but %s takes an object of type %s", o, t, p.Name, typeList(p.Range))
+				return nil
+			}
+		}
+		for _, s := range r.subjects {
+			for _, o := range r.objects {
+				if s == o {
+					v.fail(path+".object", "%s %s itself: subject and object are the same", s, p.Name)
+				}
+			}
+		}
+		return nil
+	}
+	if c.Object != "" {
+		v.fail(path+".object", "%s takes a value (%s), not an object", p.Name, p.Literal)
+		return nil
+	}
+	switch p.Literal {
+	case athar.RangeInteger, athar.RangeYear:
+		if !c.Value.IsInteger {
+			v.fail(path+".value", "%s takes a whole number, got %q", p.Name, c.Value.Text)
+			return nil
+		}
+		return &athar.Term{Literal: c.Value.Text, Datatype: athar.XSDInteger}
+	default:
+		if strings.TrimSpace(c.Value.Text) == "" {
+			v.fail(path+".value", "the value is empty")
+			return nil
+		}
+		return &athar.Term{Literal: c.Value.Text}
+	}
+}
+
+func typeList(ts []athar.EntityType) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, " or ")
+}
+
+func shorten(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}
