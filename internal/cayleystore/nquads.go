@@ -58,4 +58,3 @@ func ReadNQuads(r io.Reader) ([]athar.Quad, error) {
 		out = append(out, fromQuad(q))
 	}
 }
-
