@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/schema"
+	"github.com/athar-hadith/athar/seeds"
+)
+
+// openGraph opens the store named by spec with an importer over it.
+func openGraph(spec string, logger *slog.Logger) (*cayleystore.Store, *narration.Importer, error) {
+	st, err := cayleystore.Open(spec, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, narration.NewImporter(st, schema.Vocabulary()), nil
+}
+
+// source is one input file.
+type source struct {
+	name string
+	data []byte
+}
+
+// readSources reads the named files, walking directories recursively for narration
+// documents (.yaml .yml .json) and N-Quads (.nq .nquads), sorted by path. "-" is stdin.
+func readSources(e env, paths []string) ([]source, error) {
+	var out []source
+	for _, p := range paths {
+		if p == "-" {
+			data, err := io.ReadAll(io.LimitReader(e.stdin, narration.MaxDocumentSize+1))
+			if err != nil {
+				return nil, fmt.Errorf("read stdin: %w", err)
+			}
+			out = append(out, source{"stdin", data})
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			if !narration.IsDocument(p) && !narration.IsNQuads(p) {
+				return nil, fmt.Errorf("%s: not a narration document or N-Quads file (expected .yaml, .yml, .json, .nq or .nquads)", p)
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, source{p, data})
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (narration.IsDocument(path) || narration.IsNQuads(path)) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(found)
+		for _, f := range found {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, source{f, data})
+		}
+	}
+	return out, nil
+}
+
+func seedSources() []source {
+	var out []source
+	for _, f := range seeds.Files() {
+		out = append(out, source{f.Name, f.Data})
+	}
+	return out
+}
+
+// loadStats summarises a load.
+type loadStats struct {
+	documents, changed, unchanged, refused int
+	claims, entities                       int
+	restored                               int
+}
+
+func (s loadStats) String() string {
+	msg := fmt.Sprintf("%d document(s): %d imported, %d unchanged, %d refused; %d claim(s) and %d entit%s added",
+		s.documents, s.changed, s.unchanged, s.refused, s.claims, s.entities, plural(s.entities, "y", "ies"))
+	if s.restored > 0 {
+		msg += fmt.Sprintf("; %d narration(s) restored from N-Quads", s.restored)
+	}
+	return msg
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// load imports every source: documents in dependency order, each its own transaction, then
+// N-Quads files. It reports each refusal to errOut and returns the totals; a refused
+// document never stops the others.
+func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.Writer) loadStats {
+	var st loadStats
+	var docs []*narration.Document
+	var nq []source
+	for _, s := range srcs {
+		if narration.IsNQuads(s.name) {
+			nq = append(nq, s)
+			continue
+		}
+		st.documents++
+		d, err := narration.Parse(s.name, s.data)
+		if err != nil {
+			st.refused++
+			fmt.Fprintln(errOut, err)
+			continue
+		}
+		docs = append(docs, d)
+	}
+	var bar *progressbar.ProgressBar
+	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(docs) >= 50 {
+		bar = progressbar.NewOptions(len(docs), progressbar.OptionSetWriter(errOut),
+			progressbar.OptionSetDescription("importing"), progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	for _, d := range narration.Order(docs) {
+		if ctx.Err() != nil {
+			fmt.Fprintln(errOut, "interrupted")
+			break
+		}
+		r, err := im.Import(ctx, d)
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+		switch {
+		case err != nil:
+			st.refused++
+			fmt.Fprintln(errOut, err)
+		case r.Changed:
+			st.changed++
+			st.claims += r.ClaimsAdded
+			st.entities += r.EntitiesAdded
+		default:
+			st.unchanged++
+		}
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	for _, s := range nq {
+		quads, err := cayleystore.ReadNQuads(strings.NewReader(string(s.data)))
+		if err == nil {
+			var ids []athar.ID
+			ids, err = im.Restore(ctx, quads)
+			st.restored += len(ids)
+		}
+		if err != nil {
+			st.refused++
+			fmt.Fprintf(errOut, "%s: %v\n", s.name, err)
+		}
+	}
+	return st
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+func cliLogger(e env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func cmdSeed(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "seed", "[flags]", "Load the narrations embedded in the binary (seeds/). Loading them again changes nothing.")
+	store := storeFlag(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	return loadInto(ctx, e, *store, seedSources())
+}
+
+func cmdLoad(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "load", "[flags] PATH...", `Import narration documents (YAML or JSON, see docs/narration-format.md) and N-Quads
+files written by 'athar export'. Directories are read recursively. Each document is one
+transaction: a refused document is reported and leaves the graph as it was; the others are
+still imported. Documents are imported after the documents defining the ids they use.
+Importing an unchanged document changes nothing; a changed one replaces exactly what its
+narration asserted before. PATH "-" reads one document from standard input.`)
+	store := storeFlag(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError("load: no PATH given")
+	}
+	srcs, err := readSources(e, fs.Args())
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	return loadInto(ctx, e, *store, srcs)
+}
+
+func loadInto(ctx context.Context, e env, spec string, srcs []source) error {
+	st, im, err := openGraph(spec, cliLogger(e))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	start := time.Now()
+	stats := load(ctx, im, srcs, e.stderr)
+	fmt.Fprintf(e.stdout, "%s in %s\n", stats, time.Since(start).Round(time.Millisecond))
+	if stats.refused > 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("%d document(s) refused", stats.refused)}
+	}
+	return nil
+}
+
+func cmdValidate(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "validate", "[flags] PATH...", `Check narration documents against every rule of the format without touching any store.
+Ids a document uses must be defined in it, in another document given, or (unless --bare) in
+the embedded seeds. Exits 1 if any document is invalid.`)
+	bare := fs.Bool("bare", false, "do not resolve ids against the embedded seeds")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError("validate: no PATH given")
+	}
+	srcs, err := readSources(e, fs.Args())
+	if err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	st, im, err := openGraph("memory:", cliLogger(e))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if !*bare {
+		if s := load(ctx, im, seedSources(), e.stderr); s.refused > 0 {
+			return fmt.Errorf("validate: the embedded seeds are invalid")
+		}
+	}
+	stats := load(ctx, im, srcs, e.stderr)
+	valid := stats.documents - stats.refused
+	fmt.Fprintf(e.stdout, "%d document(s) valid, %d invalid\n", valid, stats.refused)
+	if stats.refused > 0 {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+func cmdDelete(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "delete", "[flags] NARRATION-ID...", `Remove narrations and every quad they asserted; the graph is then as if they had never been
+imported. Refused when another narration uses an entity only this one defines.`)
+	store := storeFlag(fs, e)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError("delete: no narration id given")
+	}
+	st, im, err := openGraph(*store, cliLogger(e))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, id := range fs.Args() {
+		if err := im.Delete(ctx, athar.ID(id)); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "deleted %s\n", id)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/httpserver"
+)
+
+func cmdServe(ctx context.Context, e env, args []string) error {
+	fs := newFlags(e, "serve", "[flags]", `Run the HTTP server: GraphQL at /graphql (POST; GET for queries), /healthz and /readyz.
+An empty store is loaded with the embedded seeds first. SIGINT or SIGTERM stops it gracefully.`)
+	store := storeFlag(fs, e)
+	defAddr := e.getenv("ATHAR_ADDR")
+	if defAddr == "" {
+		defAddr = ":8080"
+	}
+	addr := fs.String("addr", defAddr, "listen address (env ATHAR_ADDR)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	st, im, err := openGraph(*store, logger)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	narrations, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err != nil {
+		return err
+	}
+	if len(narrations) == 0 {
+		stats := load(ctx, im, seedSources(), e.stderr)
+		if stats.refused > 0 {
+			return errors.New("serve: the embedded seeds were refused")
+		}
+		logger.Info("empty store: loaded the seeds", "summary", stats.String())
+	}
+
+	gql, err := newGraphQL(ctx, e, st, im, logger)
+	if err != nil {
+		return err
+	}
+	h := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger})
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	srv := httpserver.NewServer(*addr, h)
+	logger.Info("listening", "addr", ln.Addr().String(), "store", *store)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

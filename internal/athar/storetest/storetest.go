@@ -1,0 +1,493 @@
+// Package storetest is the conformance suite every athar.Store implementation must pass.
+// Each backend's tests call Run with a function opening a fresh, empty store.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/schema"
+)
+
+// Run runs the suite. open must return a new empty store; Run closes it.
+func Run(t *testing.T, open func(t *testing.T) athar.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, st athar.Store)
+	}{
+		{"ApplyAndNarrationQuads", testApply},
+		{"SameTripleTwoLabels", testTwoLabels},
+		{"QuadsSortedAndComplete", testQuads},
+		{"Entities", testEntities},
+		{"NamesDoNotDependOnOrder", testNameVoting},
+		{"DefinedBy", testDefinedBy},
+		{"EntityIDs", testEntityIDs},
+		{"Narrations", testNarrations},
+		{"FindClaims", testFindClaims},
+		{"Claims", testClaims},
+		{"Edges", testEdges},
+		{"RemoveRestoresExactly", testRemove},
+		{"CancelledContextChangesNothing", testCancelled},
+		{"ConcurrentReadersAndWriter", testConcurrent},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := open(t)
+			defer st.Close()
+			tc.fn(t, st)
+		})
+	}
+	t.Run("ClosedStoreErrors", func(t *testing.T) {
+		st := open(t)
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Entities(context.Background(), []athar.ID{"person:a"}); err == nil {
+			t.Error("Entities on a closed store: no error")
+		}
+		if err := st.Apply(context.Background(), athar.Changeset{Narration: "narration:x", Add: []athar.Quad{{Subject: "a", Predicate: "b", Object: athar.StringTerm("c"), Label: "d"}}}); err == nil {
+			t.Error("Apply on a closed store: no error")
+		}
+	})
+}
+
+// docA and docB share people and a claim; docB names Abu Bakr differently.
+const docA = `
+narration:
+  id: narration:a
+  title: Report A
+  references: [{collection: Test, number: "1"}]
+  narrator: person:umar
+  chain: [person:ibn-abbas, person:umar]
+  language: en
+  text: "Abu Bakr advised ransom. 'Umar advised execution. Badr came before Uhud. Seventy were killed."
+entities:
+  - {id: person:abu-bakr, type: Person, name: Abu Bakr, arabic: [أبو بكر], aliases: [al-Siddiq]}
+  - {id: person:umar, type: Person, name: "'Umar", aliases: [Umar]}
+  - {id: person:ibn-abbas, type: Person, name: "Ibn 'Abbas"}
+  - {id: concept:ransom, type: Concept, name: ransom}
+  - {id: concept:execution, type: Concept, name: execution}
+  - {id: event:badr, type: Event, name: Badr}
+  - {id: event:uhud, type: Event, name: Uhud}
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
+  - {subject: person:umar, predicate: advises, object: concept:execution, evidence: "'Umar advised execution"}
+  - {subject: event:badr, predicate: precedes, object: event:uhud, evidence: "Badr came before Uhud"}
+  - {subject: event:badr, predicate: killedCount, value: 70, evidence: "Seventy were killed"}
+  - {subject: verse:8:67, predicate: revealedRegarding, object: concept:ransom, evidence: "ransom"}
+`
+
+const docB = `
+narration:
+  id: narration:b
+  title: Report B
+  references: [{collection: Test, number: "2", edition: Second}]
+  text: "Abu Bakr al-Siddiq advised ransom, and Badr was before Uhud."
+entities:
+  - {id: person:abu-bakr, type: Person, name: Abu Bakr al-Siddiq}
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr al-Siddiq advised ransom"}
+  - {subject: event:badr, predicate: precedes, object: event:uhud, evidence: "Badr was before Uhud"}
+`
+
+// compile turns a document into its changeset against the store, as the importer would.
+func compile(t *testing.T, st athar.Store, src string) athar.Changeset {
+	t.Helper()
+	ctx := context.Background()
+	d, err := narration.Parse("test", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := narration.Validate(ctx, d, schema.Vocabulary(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := st.NarrationQuads(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return athar.Diff(c.ID, have, narration.Compile(c))
+}
+
+func apply(t *testing.T, st athar.Store, docs ...string) {
+	t.Helper()
+	for _, d := range docs {
+		if err := st.Apply(context.Background(), compile(t, st, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func allQuads(t *testing.T, st athar.Store) []string {
+	t.Helper()
+	var out []string
+	if err := st.Quads(context.Background(), func(q athar.Quad) error {
+		out = append(out, q.Key())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func testApply(t *testing.T, st athar.Store) {
+	ctx := context.Background()
+	cs := compile(t, st, docA)
+	if len(cs.Add) == 0 || len(cs.Remove) != 0 {
+		t.Fatalf("first compile: %d adds, %d removes", len(cs.Add), len(cs.Remove))
+	}
+	if err := st.Apply(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.NarrationQuads(ctx, "narration:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(keys(got), keys(cs.Add)) {
+		t.Fatalf("NarrationQuads returned %d quads, want the %d applied", len(got), len(cs.Add))
+	}
+	// Applying again is a no-op, and a recompile finds nothing to change.
+	if err := st.Apply(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+	if again := compile(t, st, docA); !again.Empty() {
+		t.Fatalf("recompiling an imported document: %d adds, %d removes", len(again.Add), len(again.Remove))
+	}
+	if qs, _ := st.NarrationQuads(ctx, "narration:none"); len(qs) != 0 {
+		t.Fatalf("unknown narration has %d quads", len(qs))
+	}
+}
+
+func keys(qs []athar.Quad) []string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.Key()
+	}
+	sort.Strings(out)
+	return out
+}
+
+func testTwoLabels(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	n := 0
+	for _, k := range allQuads(t, st) {
+		if k == "<"+athar.ID("person:abu-bakr").IRI()+"> <"+athar.VocabBase+"advises> <"+athar.ID("concept:ransom").IRI()+"> <"+athar.ID("narration:a").IRI()+">" ||
+			k == "<"+athar.ID("person:abu-bakr").IRI()+"> <"+athar.VocabBase+"advises> <"+athar.ID("concept:ransom").IRI()+"> <"+athar.ID("narration:b").IRI()+">" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("the triple asserted by two narrations is stored %d times, want once per narration (2)", n)
+	}
+}
+
+func testQuads(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	var labels []string
+	var got []athar.Quad
+	if err := st.Quads(context.Background(), func(q athar.Quad) error {
+		labels = append(labels, q.Label)
+		got = append(got, q)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !sort.StringsAreSorted(labels) {
+		t.Fatal("Quads is not sorted by label")
+	}
+	a, _ := st.NarrationQuads(context.Background(), "narration:a")
+	b, _ := st.NarrationQuads(context.Background(), "narration:b")
+	if len(got) != len(a)+len(b) {
+		t.Fatalf("Quads returned %d, NarrationQuads %d+%d", len(got), len(a), len(b))
+	}
+	stop := fmt.Errorf("stop")
+	n := 0
+	if err := st.Quads(context.Background(), func(athar.Quad) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("Quads did not stop at the callback's error: %v after %d", err, n)
+	}
+}
+
+func testEntities(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	es, err := st.Entities(context.Background(), []athar.ID{"person:abu-bakr", "person:nobody", "verse:8:67", "event:badr", "narration:a", "claim:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es[1] != nil || es[5] != nil {
+		t.Fatalf("undefined ids returned entities: %+v %+v", es[1], es[5])
+	}
+	ab := es[0]
+	if ab == nil || ab.Type != athar.TypePerson {
+		t.Fatalf("abu-bakr: %+v", ab)
+	}
+	if !reflect.DeepEqual(ab.Arabic, []string{"أبو بكر"}) {
+		t.Errorf("Arabic = %q", ab.Arabic)
+	}
+	if !reflect.DeepEqual(ab.Narrations, []athar.ID{"narration:a", "narration:b"}) {
+		t.Errorf("Narrations = %v", ab.Narrations)
+	}
+	v := es[2]
+	if v == nil || v.Type != athar.TypeVerse || v.Name != "Al-Anfal 8:67" {
+		t.Errorf("verse: %+v", v)
+	}
+	if es[4] == nil || es[4].Type != athar.TypeNarration || es[4].Name != "Report A" {
+		t.Errorf("narration as entity: %+v", es[4])
+	}
+	if es[3] == nil || !reflect.DeepEqual(es[3].Narrations, []athar.ID{"narration:a", "narration:b"}) {
+		t.Errorf("badr mentioned by: %+v", es[3])
+	}
+}
+
+func testNameVoting(t *testing.T, st athar.Store) {
+	// A gives "Abu Bakr", B gives "Abu Bakr al-Siddiq": one vote each, so the
+	// lexicographically smaller wins whatever the order; the other is an alias.
+	apply(t, st, docB2, docA)
+	es, err := st.Entities(context.Background(), []athar.ID{"person:abu-bakr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es[0].Name != "Abu Bakr" {
+		t.Errorf("Name = %q, want Abu Bakr", es[0].Name)
+	}
+	if !reflect.DeepEqual(es[0].Aliases, []string{"Abu Bakr al-Siddiq", "al-Siddiq"}) {
+		t.Errorf("Aliases = %q", es[0].Aliases)
+	}
+}
+
+// docB2 is docB defining its own entities, so that it can be imported first.
+const docB2 = `
+narration:
+  id: narration:b
+  title: Report B
+  references: [{collection: Test, number: "2", edition: Second}]
+  text: "Abu Bakr al-Siddiq advised ransom, and Badr was before Uhud."
+entities:
+  - {id: person:abu-bakr, type: Person, name: Abu Bakr al-Siddiq}
+  - {id: concept:ransom, type: Concept, name: ransom}
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr al-Siddiq advised ransom"}
+`
+
+func testDefinedBy(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	got, err := st.DefinedBy(context.Background(), []athar.ID{"person:abu-bakr", "event:badr", "person:nobody", "verse:8:67"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[athar.ID][]athar.ID{
+		"person:abu-bakr": {"narration:a", "narration:b"},
+		"event:badr":      {"narration:a"},
+		"verse:8:67":      {"narration:a"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("DefinedBy = %v, want %v", got, want)
+	}
+}
+
+func testEntityIDs(t *testing.T, st athar.Store) {
+	apply(t, st, docA)
+	got, err := st.EntityIDs(context.Background(), athar.TypeEvent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []athar.ID{"event:badr", "event:uhud"}) {
+		t.Errorf("events = %v", got)
+	}
+	all, _ := st.EntityIDs(context.Background(), "")
+	if len(all) != 9 { // 7 defined entities, one verse, one narration
+		t.Errorf("all entities = %v", all)
+	}
+	if !sort.SliceIsSorted(all, func(i, j int) bool { return all[i] < all[j] }) {
+		t.Error("EntityIDs not sorted")
+	}
+}
+
+func testNarrations(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	ns, err := st.Narrations(context.Background(), []athar.ID{"narration:a", "narration:zzz", "person:umar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns[1] != nil || ns[2] != nil {
+		t.Fatal("unknown ids returned narrations")
+	}
+	a := ns[0]
+	want := &athar.Narration{
+		ID: "narration:a", Title: "Report A", Language: "en",
+		Text:       "Abu Bakr advised ransom. 'Umar advised execution. Badr came before Uhud. Seventy were killed.",
+		References: []athar.Reference{{Collection: "Test", Number: "1"}},
+		Narrator:   "person:umar",
+		Chain:      []athar.ID{"person:ibn-abbas", "person:umar"},
+	}
+	if !reflect.DeepEqual(a, want) {
+		t.Fatalf("narration:a =\n%+v\nwant\n%+v", a, want)
+	}
+}
+
+func testFindClaims(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		f    athar.ClaimFilter
+		want []string // "subject predicate object-or-value"
+	}{
+		{"by subject", athar.ClaimFilter{Subject: "person:abu-bakr"}, []string{"person:abu-bakr advises concept:ransom"}},
+		{"by predicate", athar.ClaimFilter{Predicate: "advises"}, []string{"person:abu-bakr advises concept:ransom", "person:umar advises concept:execution"}},
+		{"by object", athar.ClaimFilter{Object: "concept:ransom"}, []string{"person:abu-bakr advises concept:ransom", "verse:8:67 revealedRegarding concept:ransom"}},
+		{"by entity either side", athar.ClaimFilter{Entity: "event:uhud"}, []string{"event:badr precedes event:uhud"}},
+		{"by narration", athar.ClaimFilter{Narration: "narration:b"}, []string{"event:badr precedes event:uhud", "person:abu-bakr advises concept:ransom"}},
+		{"corroborated", athar.ClaimFilter{MinAttestations: 2}, []string{"event:badr precedes event:uhud", "person:abu-bakr advises concept:ransom"}},
+		{"combined", athar.ClaimFilter{Predicate: "advises", Narration: "narration:a", MinAttestations: 2}, []string{"person:abu-bakr advises concept:ransom"}},
+		{"value", athar.ClaimFilter{Predicate: "killedCount"}, []string{"event:badr killedCount 70"}},
+		{"derived chain claims", athar.ClaimFilter{Predicate: "transmits"}, []string{"person:ibn-abbas transmits narration:a", "person:umar transmits narration:a"}},
+		{"nothing", athar.ClaimFilter{Subject: "person:nobody"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := st.FindClaims(ctx, c.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s []string
+			for _, cl := range got {
+				o := string(cl.Object)
+				if cl.Value != nil {
+					o = cl.Value.Literal
+				}
+				s = append(s, fmt.Sprintf("%s %s %s", cl.Subject, cl.Predicate, o))
+			}
+			if !reflect.DeepEqual(s, c.want) {
+				t.Errorf("got %q, want %q", s, c.want)
+			}
+		})
+	}
+}
+
+func testClaims(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	ctx := context.Background()
+	id := athar.ClaimID("person:abu-bakr", "advises", athar.IRITerm(athar.ID("concept:ransom").IRI()))
+	cs, err := st.Claims(ctx, []athar.ID{id, "claim:nope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[1] != nil {
+		t.Fatal("unknown claim returned")
+	}
+	c := cs[0]
+	if c == nil || len(c.Attestations) != 2 {
+		t.Fatalf("claim %s: %+v", id, c)
+	}
+	ns, _ := st.Narrations(ctx, []athar.ID{"narration:a", "narration:b"})
+	for i, a := range c.Attestations {
+		if a.Narration != ns[i].ID {
+			t.Fatalf("attestation %d from %s, want %s", i, a.Narration, ns[i].ID)
+		}
+		if !a.HasSpan || string([]rune(ns[i].Text)[a.Start:a.End]) != a.Evidence {
+			t.Errorf("attestation %d: [%d,%d) does not slice %q out of the text", i, a.Start, a.End, a.Evidence)
+		}
+	}
+	// The narrator claim has an attestation without evidence.
+	nid := athar.ClaimID("person:umar", "narrates", athar.IRITerm(athar.ID("narration:a").IRI()))
+	ncs, _ := st.Claims(ctx, []athar.ID{nid})
+	if ncs[0] == nil || len(ncs[0].Attestations) != 1 || ncs[0].Attestations[0].HasSpan {
+		t.Errorf("narrates claim: %+v", ncs[0])
+	}
+}
+
+func testEdges(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	got, err := st.Edges(context.Background(), []athar.ID{"concept:ransom", "person:nobody"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []athar.Edge{
+		{Source: "person:abu-bakr", Target: "concept:ransom", Predicate: "advises", Attestations: 2},
+		{Source: "verse:8:67", Target: "concept:ransom", Predicate: "revealedRegarding", Attestations: 1},
+	}
+	if !reflect.DeepEqual(got["concept:ransom"], want) {
+		t.Errorf("edges of ransom = %+v, want %+v", got["concept:ransom"], want)
+	}
+	if _, ok := got["person:nobody"]; ok {
+		t.Error("edges for an unknown id")
+	}
+}
+
+func testRemove(t *testing.T, st athar.Store) {
+	ctx := context.Background()
+	apply(t, st, docA)
+	before := allQuads(t, st)
+	apply(t, st, docB)
+	have, _ := st.NarrationQuads(ctx, "narration:b")
+	if err := st.Apply(ctx, athar.Diff("narration:b", have, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if after := allQuads(t, st); !reflect.DeepEqual(before, after) {
+		t.Fatalf("removing narration:b left %d quads, want the %d from before", len(after), len(before))
+	}
+}
+
+func testCancelled(t *testing.T, st athar.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := st.Apply(ctx, compile(t, st, docA)); err == nil {
+		t.Fatal("Apply with a cancelled context succeeded")
+	}
+	if qs := allQuads(t, st); len(qs) != 0 {
+		t.Fatalf("a refused Apply left %d quads", len(qs))
+	}
+}
+
+// testConcurrent runs readers against a writer that adds and removes a narration; readers
+// must never see an error or half a narration.
+func testConcurrent(t *testing.T, st athar.Store) {
+	ctx := context.Background()
+	apply(t, st, docA)
+	add := compile(t, st, docB)
+	remove := athar.Changeset{Narration: add.Narration, Remove: add.Add}
+	deadline := time.Now().Add(300 * time.Millisecond)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for r := 0; r < 4; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				c, err := st.FindClaims(ctx, athar.ClaimFilter{Narration: "narration:b"})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(c) != 0 && len(c) != 2 {
+					errs <- fmt.Errorf("saw %d claims of narration:b: half a narration", len(c))
+					return
+				}
+				if _, err := st.Entities(ctx, []athar.ID{"person:abu-bakr"}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for time.Now().Before(deadline) {
+		if err := st.Apply(ctx, add); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Apply(ctx, remove); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

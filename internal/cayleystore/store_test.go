@@ -1,0 +1,116 @@
+package cayleystore
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/athar/storetest"
+)
+
+func TestMemoryConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) athar.Store {
+		st, err := Open("memory:", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
+}
+
+func TestBboltConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) athar.Store {
+		st, err := Open("bbolt:"+t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
+}
+
+func TestOpenRejectsBadSpecs(t *testing.T) {
+	for _, spec := range []string{"", "bolt:/tmp/x", "bbolt:", "memory:/x", "postgres://x"} {
+		if st, err := Open(spec, nil); err == nil {
+			st.Close()
+			t.Errorf("Open(%q) succeeded", spec)
+		} else if athar.ErrorCode(err) != athar.Invalid {
+			t.Errorf("Open(%q): code %s, want %s (%v)", spec, athar.ErrorCode(err), athar.Invalid, err)
+		}
+	}
+}
+
+func TestBboltIsExclusiveAndPersistent(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open("bbolt:"+dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := athar.Quad{Subject: athar.Base + "person/x", Predicate: athar.RDFSLabel, Object: athar.Term{Literal: "عمر", Lang: "ar"}, Label: athar.Base + "narration/n"}
+	if err := st.Apply(context.Background(), athar.Changeset{Narration: "narration:n", Add: []athar.Quad{q}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open("bbolt:"+dir, nil); athar.ErrorCode(err) != athar.Conflict {
+		t.Fatalf("second Open of a store in use: %v, want a %s error", err, athar.Conflict)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = Open("bbolt:"+dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var got []athar.Quad
+	if err := st.Quads(context.Background(), func(q athar.Quad) error { got = append(got, q); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != q {
+		t.Fatalf("after reopening: %+v, want %+v", got, q)
+	}
+}
+
+func TestNQuadsRoundTrip(t *testing.T) {
+	label := athar.Base + "narration/n"
+	in := []athar.Quad{
+		{Subject: athar.Base + "person/x", Predicate: athar.RDFSLabel, Object: athar.StringTerm("say \"hi\"\n\tand \\ go"), Label: label},
+		{Subject: athar.Base + "person/x", Predicate: athar.RDFSLabel, Object: athar.Term{Literal: "عُمَر", Lang: "ar"}, Label: label},
+		{Subject: athar.Base + "event/e", Predicate: athar.VocabBase + "killedCount", Object: athar.Term{Literal: "70", Datatype: athar.XSDInteger}, Label: label},
+		{Subject: athar.Base + "event/e", Predicate: athar.VocabBase + "precedes", Object: athar.IRITerm(athar.Base + "event/f"), Label: label},
+	}
+	var buf bytes.Buffer
+	w := NewNQuadsWriter(&buf)
+	for _, q := range in {
+		if err := w.Write(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadNQuads(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip:\n%+v\n%+v", in, out)
+	}
+}
+
+func TestReadNQuadsErrors(t *testing.T) {
+	cases := map[string]string{
+		"not nquads":    "this is not rdf\n",
+		"no label":      "<http://a> <http://b> <http://c> .\n",
+		"blank subject": "_:b <http://b> <http://c> <http://g> .\n",
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadNQuads(strings.NewReader(src))
+			if athar.ErrorCode(err) != athar.Invalid || !strings.Contains(err.Error(), "statement 1") {
+				t.Fatalf("got %v, want an INVALID_ARGUMENT error naming statement 1", err)
+			}
+		})
+	}
+}

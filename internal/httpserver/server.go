@@ -1,0 +1,122 @@
+// Package httpserver is Athar's HTTP surface: routes, middleware and timeouts. It is the only
+// package that imports gin. routes.go lists every route.
+package httpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Config holds what the server serves and its limits.
+type Config struct {
+	GraphQL http.Handler // serves POST and GET /graphql
+	Logger  *slog.Logger
+	// Ready reports whether the server can take traffic (nil: always ready).
+	Ready func() error
+	// MaxBodyBytes limits request bodies (default 8 MiB); larger ones get 413.
+	MaxBodyBytes int64
+	// RequestTimeout bounds each request's context (default 30s).
+	RequestTimeout time.Duration
+}
+
+var ginMode sync.Once
+
+// New returns the HTTP handler serving every route.
+func New(cfg Config) http.Handler {
+	ginMode.Do(func() { gin.SetMode(gin.ReleaseMode) }) // gin's mode is process-wide
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 8 << 20
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(requestID(), recovery(cfg.Logger), accessLog(cfg.Logger), bodyLimit(cfg.MaxBodyBytes))
+	addRoutes(r, cfg)
+	return r
+}
+
+// NewServer wraps h in an http.Server with read, write and idle timeouts.
+func NewServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+	}
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// RequestID returns the id of the request being served, or "".
+func RequestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey).(string)
+	return id
+}
+
+func requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id := hex.EncodeToString(b[:])
+		c.Header("X-Request-Id", id)
+		c.Set("request_id", id)
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestIDKey, id))
+		c.Next()
+	}
+}
+
+func accessLog(l *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		l.LogAttrs(c.Request.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", c.GetString("request_id")),
+			slog.String("method", c.Request.Method),
+			slog.String("path", c.Request.URL.Path),
+			slog.Int("status", c.Writer.Status()),
+			slog.Duration("duration", time.Since(start)))
+	}
+}
+
+// recovery turns a panic into a 500 with no details; the details go to the log, once.
+func recovery(l *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if v := recover(); v != nil {
+				l.Error("panic serving request", "request_id", c.GetString("request_id"), "panic", v)
+				c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+			}
+		}()
+		c.Next()
+	}
+}
+
+func bodyLimit(max int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > max {
+			c.AbortWithStatusJSON(http.StatusRequestEntityTooLarge, gin.H{"error": "request body too large"})
+			return
+		}
+		if c.Request.Body != nil {
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, max)
+		}
+		c.Next()
+	}
+}
