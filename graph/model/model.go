@@ -1,0 +1,290 @@
+// Package model holds the Go types behind the GraphQL types: thin views of the domain
+// values (athar.Entity, athar.Claim, ...) whose exported methods gqlgen binds to fields.
+// Fields that need the graph (a claim's subject, a narration's chain) have no method here:
+// gqlgen leaves them to resolvers in package graph, which load them through per-request
+// dataloaders. The plain types (connections, PageInfo, ...) are generated into
+// models_gen.go.
+package model
+
+import (
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Entity is the Go side of the GraphQL Entity interface: one of *Person, *Group, *Event,
+// *Place, *Concept, *Verse or *Narration.
+type Entity interface {
+	EntityID() athar.ID
+}
+
+// EntityData is what every entity type but Narration is made of: the entity as the store
+// gives it.
+type EntityData struct {
+	E *athar.Entity
+}
+
+// EntityID returns the entity's id.
+func (d EntityData) EntityID() athar.ID { return d.E.ID }
+
+// ID is the GraphQL id.
+func (d EntityData) ID() string { return string(d.E.ID) }
+
+// Type is the entity type's name.
+func (d EntityData) Type() string { return string(d.E.Type) }
+
+// Name is the primary name.
+func (d EntityData) Name() string { return d.E.Name }
+
+// Aliases are the other names, never nil.
+func (d EntityData) Aliases() []string { return nonNil(d.E.Aliases) }
+
+// Arabic are the names in Arabic script, never nil.
+func (d EntityData) Arabic() []string { return nonNil(d.E.Arabic) }
+
+// Description is the entity's description, nil when none is given.
+func (d EntityData) Description() *string { return optional(d.E.Description) }
+
+// Person is a GraphQL Person.
+type Person struct{ EntityData }
+
+// Group is a GraphQL Group.
+type Group struct{ EntityData }
+
+// Event is a GraphQL Event.
+type Event struct{ EntityData }
+
+// Place is a GraphQL Place.
+type Place struct{ EntityData }
+
+// Concept is a GraphQL Concept.
+type Concept struct{ EntityData }
+
+// Verse is a GraphQL Verse: a verse of the Qur'an, known to the graph or not.
+type Verse struct {
+	EntityData
+	V athar.VerseRef
+}
+
+// NewVerse returns the verse v as an entity that no narration mentions yet: named after its
+// surah, with no claims.
+func NewVerse(v athar.VerseRef) *Verse {
+	e := &athar.Entity{ID: v.ID(), Type: athar.TypeVerse, Name: v.Name(), Arabic: []string{v.ArabicName()}}
+	return &Verse{EntityData{e}, v}
+}
+
+func (v *Verse) surah() athar.Surah {
+	s, _ := athar.TheQuran().Surah(v.V.Surah)
+	return s
+}
+
+// Ref is surah:ayah.
+func (v *Verse) Ref() string { return v.V.String() }
+
+// Surah is the surah's number.
+func (v *Verse) Surah() int { return v.V.Surah }
+
+// Ayah is the verse's number in its surah.
+func (v *Verse) Ayah() int { return v.V.Ayah }
+
+// SurahName is the surah's name in transliteration.
+func (v *Verse) SurahName() string { return v.surah().Transliteration }
+
+// SurahNameArabic is the surah's name in Arabic.
+func (v *Verse) SurahNameArabic() string { return v.surah().Arabic }
+
+// SurahMeaning is the surah's name in English.
+func (v *Verse) SurahMeaning() string { return v.surah().Meaning }
+
+// SurahVerses is the number of verses in the surah.
+func (v *Verse) SurahVerses() int { return v.surah().Verses }
+
+// NewEntity returns the GraphQL view of e, by its type.
+func NewEntity(e *athar.Entity) Entity {
+	d := EntityData{e}
+	switch e.Type {
+	case athar.TypePerson:
+		return &Person{d}
+	case athar.TypeGroup:
+		return &Group{d}
+	case athar.TypeEvent:
+		return &Event{d}
+	case athar.TypePlace:
+		return &Place{d}
+	case athar.TypeConcept:
+		return &Concept{d}
+	case athar.TypeVerse:
+		v, err := athar.ParseVerseRef(string(e.ID))
+		if err != nil {
+			return nil
+		}
+		return &Verse{d, v}
+	}
+	return nil
+}
+
+// Narration is a GraphQL Narration.
+type Narration struct {
+	N *athar.Narration
+}
+
+// EntityID returns the narration's id.
+func (n *Narration) EntityID() athar.ID { return n.N.ID }
+
+// ID is the GraphQL id.
+func (n *Narration) ID() string { return string(n.N.ID) }
+
+// Type is "Narration".
+func (n *Narration) Type() string { return string(athar.TypeNarration) }
+
+// Name is the narration's title.
+func (n *Narration) Name() string { return n.N.Title }
+
+// Title is the narration's title.
+func (n *Narration) Title() string { return n.N.Title }
+
+// Aliases is empty: narrations are named only by their title.
+func (n *Narration) Aliases() []string { return []string{} }
+
+// Arabic is empty: narrations are named only by their title.
+func (n *Narration) Arabic() []string { return []string{} }
+
+// Description is nil: a narration is described by its text.
+func (n *Narration) Description() *string { return nil }
+
+// Text is the narration's text.
+func (n *Narration) Text() string { return n.N.Text }
+
+// Language is the text's language tag.
+func (n *Narration) Language() *string { return optional(n.N.Language) }
+
+// Translation says whose translation the text is.
+func (n *Narration) Translation() *string { return optional(n.N.Translation) }
+
+// References are where the narration is found.
+func (n *Narration) References() []*Reference {
+	out := make([]*Reference, len(n.N.References))
+	for i, r := range n.N.References {
+		out[i] = &Reference{Collection: r.Collection, Number: r.Number, Edition: optional(r.Edition), URL: optional(r.URL)}
+	}
+	return out
+}
+
+// Claim is a GraphQL Claim.
+type Claim struct {
+	C *athar.Claim
+}
+
+// ID is the claim's id.
+func (c *Claim) ID() string { return string(c.C.ID) }
+
+// Predicate is the vocabulary name.
+func (c *Claim) Predicate() string { return c.C.Predicate }
+
+// Value is the literal value, nil for claims between entities.
+func (c *Claim) Value() *string {
+	if c.C.Value == nil {
+		return nil
+	}
+	v := c.C.Value.Literal
+	return &v
+}
+
+// Attestations are the claim's attestations, in the store's order.
+func (c *Claim) Attestations() []*Attestation {
+	out := make([]*Attestation, len(c.C.Attestations))
+	for i, a := range c.C.Attestations {
+		out[i] = &Attestation{A: a}
+	}
+	return out
+}
+
+// AttestationCount is the number of distinct narrations attesting the claim.
+func (c *Claim) AttestationCount() int { return len(Narrations(c.C)) }
+
+// Narrations returns the distinct narrations attesting c, in order.
+func Narrations(c *athar.Claim) []athar.ID {
+	var out []athar.ID
+	seen := map[athar.ID]bool{}
+	for _, a := range c.Attestations {
+		if !seen[a.Narration] {
+			seen[a.Narration] = true
+			out = append(out, a.Narration)
+		}
+	}
+	return out
+}
+
+// Attestation is a GraphQL Attestation.
+type Attestation struct {
+	A athar.Attestation
+}
+
+// ID is the attestation's id.
+func (a *Attestation) ID() string { return string(a.A.ID) }
+
+// Evidence is the exact passage, nil when none is given.
+func (a *Attestation) Evidence() *string {
+	if !a.A.HasSpan {
+		return nil
+	}
+	return &a.A.Evidence
+}
+
+// Start is the passage's start offset in code points, nil when there is no passage.
+func (a *Attestation) Start() *int {
+	if !a.A.HasSpan {
+		return nil
+	}
+	return &a.A.Start
+}
+
+// End is the passage's exclusive end offset in code points, nil when there is no passage.
+func (a *Attestation) End() *int {
+	if !a.A.HasSpan {
+		return nil
+	}
+	return &a.A.End
+}
+
+// Relation is a GraphQL Relation: one claim read from one of its ends.
+type Relation struct {
+	Predicate string
+	Name      string
+	Direction Direction
+	Value     *string
+	Other     athar.ID // the entity at the other end; empty for literal-valued claims
+	C         *athar.Claim
+}
+
+// Claim is the relation's claim.
+func (r *Relation) Claim() *Claim { return &Claim{C: r.C} }
+
+// Edge is a GraphQL Edge.
+type Edge struct {
+	E athar.Edge
+}
+
+// Source is the subject's id.
+func (e *Edge) Source() string { return string(e.E.Source) }
+
+// Target is the object's id.
+func (e *Edge) Target() string { return string(e.E.Target) }
+
+// Predicate is the vocabulary name.
+func (e *Edge) Predicate() string { return e.E.Predicate }
+
+// Attestations is the number of narrations asserting the edge.
+func (e *Edge) Attestations() int { return e.E.Attestations }
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}

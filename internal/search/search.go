@@ -1,0 +1,365 @@
+// Package search is an in-memory name index over the entities of the Athar
+// knowledge graph (people, events, Qur'an verses). Entities are found by
+// any of their names — primary name, aliases, Arabic names — with
+// transliteration and spelling variants folded away by Normalize.
+//
+// The index is a flat, pre-normalised list of names scanned linearly for
+// each query. Each name carries two small bitmaps (the bytes and the byte
+// pairs it contains) so that most names are rejected with a few AND
+// operations before any string comparison; there are no false negatives.
+// Put and Delete are O(names of the document), amortised.
+package search
+
+import (
+	"cmp"
+	"container/heap"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Doc is what the index knows of one entity.
+type Doc struct {
+	ID    string   // e.g. "person:umar-ibn-al-khattab"; the key of the entity
+	Type  string   // e.g. "Person"; returned in hits, not searched
+	Names []string // primary name first, then aliases and Arabic names
+}
+
+// Rank says how a query matched a name. Lower is better.
+type Rank int
+
+const (
+	// Exact: the normalised name equals the normalised query.
+	Exact Rank = iota
+	// Prefix: the normalised name starts with the normalised query.
+	Prefix
+	// WordPrefix: a word of the normalised name other than the first
+	// starts with the normalised query.
+	WordPrefix
+	// Contains: the normalised query occurs elsewhere inside the
+	// normalised name.
+	Contains
+)
+
+// String returns the name of the rank, e.g. "Exact".
+func (r Rank) String() string {
+	switch r {
+	case Exact:
+		return "Exact"
+	case Prefix:
+		return "Prefix"
+	case WordPrefix:
+		return "WordPrefix"
+	case Contains:
+		return "Contains"
+	}
+	return "Rank(" + itoa(int(r)) + ")"
+}
+
+// Hit is one entity found by Search.
+type Hit struct {
+	ID   string
+	Type string
+	Name string // the name that matched, exactly as given to Put
+	Rank Rank
+}
+
+// Index is an in-memory name index. The zero value is not usable; call
+// NewIndex. All methods are safe for concurrent use.
+type Index struct {
+	mu    sync.RWMutex
+	slots map[string]int32 // live document ID -> index into docs
+	docs  []doc            // in insertion order; dead ones await compaction
+	names []name           // grouped by document, in the order of docs
+	live  int              // live documents
+	dead  int              // dead documents plus dead names
+}
+
+// doc is one stored document.
+type doc struct {
+	id, typ string
+	names   []string // as given
+	first   int32    // index of its first entry in Index.names
+	n       int32    // number of its entries in Index.names
+	alive   bool
+}
+
+// name is one distinct normalised name of a document.
+type name struct {
+	norm  string
+	bytes uint64    // bitmap of byteBit over norm
+	pairs [2]uint64 // bitmap of pairBit over norm
+	runes int32     // length of norm in runes
+	slot  int32     // index into Index.docs; -1 once deleted
+	idx   int32     // index into doc.names of the name as given
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{slots: make(map[string]int32)}
+}
+
+// Len returns the number of documents in the index.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.live
+}
+
+// Put inserts d, replacing everything previously known under d.ID. The
+// index keeps its own copy of d.Names. Names that normalise to the empty
+// string are kept (a Doc may have none) but can never match.
+func (ix *Index) Put(d Doc) {
+	given := slices.Clone(d.Names)
+	entries := make([]name, 0, len(given))
+	for i, g := range given {
+		norm := Normalize(g)
+		if norm == "" || slices.ContainsFunc(entries, func(e name) bool { return e.norm == norm }) {
+			continue // an earlier name of d already matches exactly as this one would
+		}
+		e := name{norm: norm, runes: int32(utf8.RuneCountInString(norm)), idx: int32(i)}
+		e.bytes, e.pairs = bitmaps(norm)
+		entries = append(entries, e)
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if slot, ok := ix.slots[d.ID]; ok {
+		ix.remove(slot)
+	}
+	slot := int32(len(ix.docs))
+	for i := range entries {
+		entries[i].slot = slot
+	}
+	ix.docs = append(ix.docs, doc{
+		id: d.ID, typ: d.Type, names: given,
+		first: int32(len(ix.names)), n: int32(len(entries)), alive: true,
+	})
+	ix.names = append(ix.names, entries...)
+	ix.slots[d.ID] = slot
+	ix.live++
+	ix.compactIfSparse()
+}
+
+// Delete removes the document with the given ID, if any.
+func (ix *Index) Delete(id string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if slot, ok := ix.slots[id]; ok {
+		ix.remove(slot)
+		ix.compactIfSparse()
+	}
+}
+
+// remove marks the document in slot and its names dead. ix.mu must be held
+// for writing.
+func (ix *Index) remove(slot int32) {
+	d := &ix.docs[slot]
+	for i := d.first; i < d.first+d.n; i++ {
+		ix.names[i].slot = -1
+	}
+	delete(ix.slots, d.id)
+	*d = doc{first: d.first, n: d.n} // release the strings
+	ix.live--
+	ix.dead += 1 + int(d.n)
+}
+
+// compactIfSparse drops dead documents and names once they make up half of
+// what is stored, so that Put and Delete stay O(1) amortised in the size of
+// the index. ix.mu must be held for writing.
+func (ix *Index) compactIfSparse() {
+	if ix.dead < 1024 || 2*ix.dead < len(ix.docs)+len(ix.names) {
+		return
+	}
+	docs := make([]doc, 0, ix.live)
+	names := make([]name, 0, len(ix.names)-ix.dead+ix.live)
+	for _, d := range ix.docs {
+		if !d.alive {
+			continue
+		}
+		slot := int32(len(docs))
+		first := int32(len(names))
+		names = append(names, ix.names[d.first:d.first+d.n]...)
+		for i := first; i < int32(len(names)); i++ {
+			names[i].slot = slot
+		}
+		d.first = first
+		docs = append(docs, d)
+		ix.slots[d.id] = slot
+	}
+	ix.docs, ix.names, ix.dead = docs, names, 0
+}
+
+// Search returns up to first entities having a name that matches text, best
+// first. text is normalised with Normalize and matched against every
+// normalised name; each entity appears once, with its best-matching name.
+//
+// Order: by Rank; then by the shorter matched name (its normalised length
+// in runes); then by ID. Within one entity, the best rank wins, then the
+// shorter name, then the name given first in Doc.Names.
+//
+// Search returns nil if first <= 0, if text normalises to the empty string
+// (blank or punctuation only), or if nothing matches.
+func (ix *Index) Search(text string, first int) []Hit {
+	if first <= 0 {
+		return nil
+	}
+	q := Normalize(text)
+	if q == "" {
+		return nil
+	}
+	qBytes, qPairs := bitmaps(q)
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+
+	top := topK{ix: ix, k: min(first, ix.live)}
+	best := match{slot: -1}
+	for i := range ix.names {
+		e := &ix.names[i]
+		if e.slot != best.slot {
+			if best.slot >= 0 && best.rank >= 0 {
+				top.offer(best)
+			}
+			best = match{slot: e.slot, rank: -1}
+		}
+		if e.slot < 0 || len(e.norm) < len(q) ||
+			e.bytes&qBytes != qBytes ||
+			e.pairs[0]&qPairs[0] != qPairs[0] || e.pairs[1]&qPairs[1] != qPairs[1] {
+			continue
+		}
+		r, ok := rankOf(e.norm, q)
+		if !ok {
+			continue
+		}
+		// Names of a document are scanned in the order given, so only a
+		// strictly better match replaces the current one.
+		if best.rank < 0 || r < best.rank || r == best.rank && e.runes < best.runes {
+			best.rank, best.runes, best.idx = r, e.runes, e.idx
+		}
+	}
+	if best.slot >= 0 && best.rank >= 0 {
+		top.offer(best)
+	}
+	if len(top.m) == 0 {
+		return nil
+	}
+
+	slices.SortFunc(top.m, top.compare)
+	hits := make([]Hit, len(top.m))
+	for i, m := range top.m {
+		d := &ix.docs[m.slot]
+		hits[i] = Hit{ID: d.id, Type: d.typ, Name: d.names[m.idx], Rank: m.rank}
+	}
+	return hits
+}
+
+// rankOf reports how q matches the normalised name n, and whether it does.
+func rankOf(n, q string) (Rank, bool) {
+	i := strings.Index(n, q)
+	switch {
+	case i < 0:
+		return 0, false
+	case i == 0 && len(n) == len(q):
+		return Exact, true
+	case i == 0:
+		return Prefix, true
+	}
+	for {
+		if n[i-1] == ' ' {
+			return WordPrefix, true
+		}
+		j := strings.Index(n[i+1:], q)
+		if j < 0 {
+			return Contains, true
+		}
+		i += 1 + j
+	}
+}
+
+// match is the best match found for one document.
+type match struct {
+	rank  Rank // -1: none yet
+	runes int32
+	slot  int32
+	idx   int32
+}
+
+// topK keeps the k best matches seen, as a max-heap with the worst on top.
+type topK struct {
+	ix *Index
+	k  int
+	m  []match
+}
+
+func (t *topK) compare(a, b match) int {
+	if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.runes, b.runes); c != 0 {
+		return c
+	}
+	return strings.Compare(t.ix.docs[a.slot].id, t.ix.docs[b.slot].id)
+}
+
+func (t *topK) offer(m match) {
+	switch {
+	case len(t.m) < t.k:
+		heap.Push(t, m)
+	case t.compare(m, t.m[0]) < 0:
+		t.m[0] = m
+		heap.Fix(t, 0)
+	}
+}
+
+// heap.Interface, ordered worst first.
+func (t *topK) Len() int           { return len(t.m) }
+func (t *topK) Less(i, j int) bool { return t.compare(t.m[i], t.m[j]) > 0 }
+func (t *topK) Swap(i, j int)      { t.m[i], t.m[j] = t.m[j], t.m[i] }
+func (t *topK) Push(x any)         { t.m = append(t.m, x.(match)) }
+func (t *topK) Pop() any {
+	x := t.m[len(t.m)-1]
+	t.m = t.m[:len(t.m)-1]
+	return x
+}
+
+// bitmaps returns the sets of bytes and of adjacent byte pairs occurring
+// in s, hashed into 64 and 128 bits. If q is a substring of n, the sets of
+// q are subsets of those of n.
+func bitmaps(s string) (bytes uint64, pairs [2]uint64) {
+	for i := 0; i < len(s); i++ {
+		bytes |= 1 << byteBit(s[i])
+		if i > 0 {
+			p := pairBit(s[i-1], s[i])
+			pairs[p>>6] |= 1 << (p & 63)
+		}
+	}
+	return bytes, pairs
+}
+
+// byteBit gives ASCII letters and digits a bit each and shares the rest.
+func byteBit(c byte) uint {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return uint(c - 'a')
+	case '0' <= c && c <= '9':
+		return 26 + uint(c-'0')
+	}
+	return 36 + uint(c)%28
+}
+
+// pairBit hashes a byte pair to 0..127.
+func pairBit(a, b byte) uint {
+	return uint((uint32(a)<<8|uint32(b))*0x9E3779B1) >> 25
+}
+
+func itoa(i int) string {
+	if i < 0 {
+		return "-" + itoa(-i)
+	}
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
