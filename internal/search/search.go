@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"container/heap"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -54,7 +55,7 @@ func (r Rank) String() string {
 	case Contains:
 		return "Contains"
 	}
-	return "Rank(" + itoa(int(r)) + ")"
+	return "Rank(" + strconv.Itoa(int(r)) + ")"
 }
 
 // Hit is one entity found by Search.
@@ -109,7 +110,7 @@ func (ix *Index) Len() int {
 
 // Put inserts d, replacing everything previously known under d.ID. The
 // index keeps its own copy of d.Names. Names that normalise to the empty
-// string are kept (a Doc may have none) but can never match.
+// string never match; a Doc without names is stored but never found.
 func (ix *Index) Put(d Doc) {
 	given := slices.Clone(d.Names)
 	entries := make([]name, 0, len(given))
@@ -172,8 +173,14 @@ func (ix *Index) compactIfSparse() {
 	if ix.dead < 1024 || 2*ix.dead < len(ix.docs)+len(ix.names) {
 		return
 	}
+	n := 0
+	for _, d := range ix.docs {
+		if d.alive {
+			n += int(d.n)
+		}
+	}
 	docs := make([]doc, 0, ix.live)
-	names := make([]name, 0, len(ix.names)-ix.dead+ix.live)
+	names := make([]name, 0, n)
 	for _, d := range ix.docs {
 		if !d.alive {
 			continue
@@ -213,9 +220,12 @@ func (ix *Index) Search(text string, first int) []Hit {
 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if ix.live == 0 {
+		return nil
+	}
 
 	top := topK{ix: ix, k: min(first, ix.live)}
-	best := match{slot: -1}
+	best := match{slot: -1, rank: -1}
 	for i := range ix.names {
 		e := &ix.names[i]
 		if e.slot != best.slot {
@@ -352,14 +362,4 @@ func byteBit(c byte) uint {
 // pairBit hashes a byte pair to 0..127.
 func pairBit(a, b byte) uint {
 	return uint((uint32(a)<<8|uint32(b))*0x9E3779B1) >> 25
-}
-
-func itoa(i int) string {
-	if i < 0 {
-		return "-" + itoa(-i)
-	}
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }
