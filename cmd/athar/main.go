@@ -36,6 +36,9 @@ type exitError struct {
 func (e exitError) Error() string { return e.msg }
 
 func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
