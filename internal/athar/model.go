@@ -32,6 +32,7 @@ type Attestation struct {
 	Start     int    // code point offset of Evidence in the narration's text
 	End       int    // exclusive end offset
 	HasSpan   bool   // whether Start and End are set
+	Note      string // the document's note on this claim, if any
 }
 
 // Reference locates a narration in a source: collection, edition or numbering scheme, and

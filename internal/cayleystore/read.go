@@ -440,6 +440,8 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 			a.HasSpan = true
 		case athar.PredEnd:
 			a.End, _ = strconv.Atoi(obj.Literal)
+		case athar.RDFSComment:
+			a.Note = obj.Literal
 		}
 	}
 	return a, nil

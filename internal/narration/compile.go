@@ -133,6 +133,9 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 		e.lit(ai, athar.PredStart, intTerm(cl.Start))
 		e.lit(ai, athar.PredEnd, intTerm(cl.End))
 	}
+	if cl.Note != "" {
+		e.lit(ai, athar.RDFSComment, athar.StringTerm(cl.Note))
+	}
 }
 
 func intTerm(n int) athar.Term {

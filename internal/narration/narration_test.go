@@ -85,7 +85,7 @@ func TestRulesRefuse(t *testing.T) {
 		{"empty", func(string) string { return "  \n" }, "", 0, "the document is empty"},
 		{"not a mapping", func(string) string { return "- a\n- b\n" }, "", 1, "must be a mapping"},
 		{"no narration", func(string) string { return "claims: []\n" }, "narration", 1, "missing"},
-		{"unknown top-level field", func(s string) string { return s + "extra: 1\n" }, "extra", 37, `unknown field "extra"`},
+		{"unknown top-level field", func(s string) string { return s + "extra: 1\n" }, "extra", 38, `unknown field "extra"`},
 		{"unknown claim field", r("    evidence: \"Seventy were killed\"", "    evidence: \"Seventy were killed\"\n    evidense: x"), "claims[1].evidense", 33, "unknown field"},
 		{"duplicate field", r("  title: A test report", "  title: A test report\n  title: again"), "narration.title", 5, "given twice"},
 		{"missing id", r("  id: narration:test-1\n", ""), "narration.id", 3, "missing"},
@@ -102,9 +102,9 @@ func TestRulesRefuse(t *testing.T) {
 		{"bad language", r("language: en", "language: english!"), "narration.language", 9, "not a language tag"},
 		{"narrator not a person", r("narrator: person:umar", "narrator: event:badr"), "narration.narrator", 7, "expected a person"},
 		{"unknown chain id", r("chain: [person:ibn-abbas, person:umar]", "chain: [person:ibn-abas, person:umar]"), "narration.chain[0]", 8, "person:ibn-abas is not defined"},
-		{"verse does not exist", r("subject: verse:8:67-68", "subject: verse:8:76"), "claims[2].subject", 33, "has verses 1 to 75, not 76"},
-		{"surah does not exist", r("subject: verse:8:67-68", "subject: verse:115:1"), "claims[2].subject", 33, "there is no surah 115"},
-		{"backwards range", r("subject: verse:8:67-68", "subject: verse:8:68-67"), "claims[2].subject", 33, "ends before it starts"},
+		{"verse does not exist", r("subject: verse:8:67-68", "subject: verse:8:76"), "claims[2].subject", 34, "has verses 1 to 75, not 76"},
+		{"surah does not exist", r("subject: verse:8:67-68", "subject: verse:115:1"), "claims[2].subject", 34, "there is no surah 115"},
+		{"backwards range", r("subject: verse:8:67-68", "subject: verse:8:68-67"), "claims[2].subject", 34, "ends before it starts"},
 		{"undefined id", r("object: concept:ransom\n    evidence: \"I think", "object: concept:ransomm\n    evidence: \"I think"), "claims[0].object", 26, "concept:ransomm is not defined in this document's entities or in the graph"},
 		{"unknown predicate", r("predicate: advises", "predicate: advised"), "claims[0].predicate", 25, `unknown predicate "advised" (did you mean "advises"?)`},
 		{"subject outside domain", r("subject: person:abu-bakr\n    predicate: advises", "subject: event:badr\n    predicate: advises"), "claims[0].subject", 24, "event:badr is a Event, but advises takes a subject of type Person"},
@@ -121,14 +121,14 @@ func TestRulesRefuse(t *testing.T) {
 		{"occurrence out of range", r(`evidence: "Seventy were killed"`, "evidence: said\n    occurrence: 3"), "claims[1].occurrence", 33, "no occurrence 3"},
 		{"same claim twice", func(s string) string {
 			return s + "  - {subject: event:badr, predicate: killedCount, value: 70, evidence: Seventy were killed}\n"
-		}, "claims[3]", 37, "already at claims[1]"},
+		}, "claims[3]", 38, "already at claims[1]"},
 		{"self relation", func(s string) string {
 			return s + "  - {subject: person:umar, predicate: consults, object: person:umar, evidence: \"'Umar said\"}\n"
-		}, "claims[3].object", 37, "subject and object are the same"},
+		}, "claims[3].object", 38, "subject and object are the same"},
 		{"narration as entity", func(s string) string {
 			return strings.Replace(s, "entities:\n", "entities:\n  - {id: narration:x, type: Narration, name: X}\n", 1)
 		}, "entities[0].id", 14, "defined by their own document"},
-		{"two documents", func(s string) string { return s + "---\nnarration: {}\n" }, "", 37, "more than one document"},
+		{"two documents", func(s string) string { return s + "---\nnarration: {}\n" }, "", 38, "more than one document"},
 	}
 	// One graph for every case: a refused document must leave it exactly as it was.
 	st, im := newImporter(t)
@@ -219,6 +219,9 @@ func TestValidDocument(t *testing.T) {
 	if got := kc[0].Attestations[0].Evidence; got != "Seventy   were killed" {
 		t.Errorf("evidence = %q, want the text's own spacing", got)
 	}
+	if got := kc[0].Attestations[0].Note; got != "the dead of the mushrikeen" {
+		t.Errorf("note = %q", got)
+	}
 }
 
 func TestJSONEqualsYAML(t *testing.T) {
@@ -241,7 +244,7 @@ func TestJSONEqualsYAML(t *testing.T) {
 	],
 	"claims": [
 		{"subject": "person:abu-bakr", "predicate": "advises", "object": "concept:ransom", "evidence": "I think that you should accept a ransom"},
-		{"subject": "event:badr", "predicate": "killedCount", "value": 70, "evidence": "Seventy were killed"},
+		{"subject": "event:badr", "predicate": "killedCount", "value": 70, "evidence": "Seventy were killed", "note": "the dead of the mushrikeen"},
 		{"subject": "verse:8:67-68", "predicate": "revealedRegarding", "object": "concept:ransom", "evidence": "Then Allah revealed 8:67-68"}
 	]
 }`

@@ -54,6 +54,7 @@ type CheckedClaim struct {
 	Start     int
 	End       int
 	HasSpan   bool
+	Note      string // the document's note on this claim, stored on the attestation
 }
 
 // Validate checks d against every rule of the narration format: id syntax and prefixes,
@@ -408,7 +409,7 @@ func (v *validator) claims(refs []claimRef) {
 				objs = []athar.ID{""}
 			}
 			for _, o := range objs {
-				cc := CheckedClaim{Index: i, Subject: s, Predicate: p, Object: o, Value: value, Evidence: evidence, Start: sp.start, End: sp.end, HasSpan: true}
+				cc := CheckedClaim{Index: i, Subject: s, Predicate: p, Object: o, Value: value, Evidence: evidence, Start: sp.start, End: sp.end, HasSpan: true, Note: strings.TrimSpace(c.Note)}
 				if p.Symmetric && o != "" && o < s {
 					cc.Subject, cc.Object = o, s
 				}
