@@ -85,16 +85,14 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 	defer s.mu.RUnlock()
 	out := make(map[athar.ID][]athar.ID, len(ids))
 	for _, id := range ids {
-		qs, err := s.out(ctx, id.IRI())
+		qs, err := s.withPredicate(ctx, quad.Subject, quad.IRI(id.IRI()), athar.RDFType)
 		if err != nil {
 			return nil, err
 		}
 		var by []athar.ID
 		for _, q := range qs {
-			if iriOf(q.Predicate) == athar.RDFType {
-				if n, ok := athar.ParseIRI(iriOf(q.Label)); ok {
-					by = append(by, n)
-				}
+			if n, ok := athar.ParseIRI(iriOf(q.Label)); ok {
+				by = append(by, n)
 			}
 		}
 		if len(by) > 0 {

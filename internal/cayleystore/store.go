@@ -21,6 +21,7 @@ import (
 	"github.com/cayleygraph/cayley/clog"
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/iterator"
+	"github.com/cayleygraph/cayley/graph/kv"
 	_ "github.com/cayleygraph/cayley/graph/kv/bbolt" // registers "bbolt"; not part of kv/all
 	"github.com/cayleygraph/cayley/graph/memstore"
 	"github.com/cayleygraph/quad"
@@ -216,6 +217,55 @@ func (s *Store) quadsWith(ctx context.Context, d quad.Direction, v quad.Value) (
 	var out []quad.Quad
 	err = iterator.Iterate(ctx, s.qs.QuadIterator(d, ref)).Each(func(r graph.Ref) error {
 		q, err := s.qs.Quad(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, q)
+		return nil
+	})
+	return out, err
+}
+
+// withPredicate returns the quads with value v in direction d (Subject or Object) and the
+// predicate p. On the KV backends it is one prefix scan of Cayley's subject-predicate or
+// object-predicate-subject index, so its cost is the number of matching quads, not the
+// node's degree; memstore filters its per-node index. Callers hold the read lock.
+func (s *Store) withPredicate(ctx context.Context, d quad.Direction, v quad.Value, p string) ([]quad.Quad, error) {
+	kqs, ok := s.qs.(*kv.QuadStore)
+	if !ok {
+		all, err := s.quadsWith(ctx, d, v)
+		if err != nil {
+			return nil, err
+		}
+		out := all[:0]
+		for _, q := range all {
+			if iriOf(q.Predicate) == p {
+				out = append(out, q)
+			}
+		}
+		return out, nil
+	}
+	vref, err := kqs.ValueOf(v)
+	if err != nil || vref == nil {
+		return nil, err
+	}
+	pref, err := kqs.ValueOf(quad.IRI(p))
+	if err != nil || pref == nil {
+		return nil, err
+	}
+	vi, ok1 := vref.(kv.Int64Value)
+	pi, ok2 := pref.(kv.Int64Value)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("unexpected KV refs %T %T", vref, pref)
+	}
+	ind := kv.QuadIndex{Dirs: []quad.Direction{quad.Subject, quad.Predicate}}
+	if d == quad.Object {
+		ind = kv.QuadIndex{Dirs: []quad.Direction{quad.Object, quad.Predicate, quad.Subject}}
+	}
+	scan := kv.IndexScan{Index: ind, Values: []uint64{uint64(vi), uint64(pi)}}
+	var out []quad.Quad
+	err = iterator.Iterate(ctx, scan.BuildIterator(kqs)).Each(func(r graph.Ref) error {
+		q, err := kqs.Quad(r)
 		if err != nil {
 			return err
 		}

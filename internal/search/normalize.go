@@ -177,28 +177,3 @@ func arabicVariant(r rune) (rune, bool) {
 	}
 	return 0, false
 }
-
-// foldRune returns what r folds to according to foldTable, and whether r
-// is listed there at all.
-func foldRune(r rune) (string, bool) {
-	t := foldTable
-	// Binary search over variable-length records. t always starts at a
-	// record boundary (a NUL byte); values never contain NUL.
-	for len(t) > 0 {
-		start := strings.LastIndexByte(t[:len(t)/2+1], 0)
-		end := len(t)
-		if i := strings.IndexByte(t[start+1:], 0); i >= 0 {
-			end = start + 1 + i
-		}
-		key, size := utf8.DecodeRuneInString(t[start+1 : end])
-		switch {
-		case r < key:
-			t = t[:start]
-		case r > key:
-			t = t[end:]
-		default:
-			return t[start+1+size : end], true
-		}
-	}
-	return "", false
-}

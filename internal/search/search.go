@@ -3,11 +3,13 @@
 // any of their names — primary name, aliases, Arabic names — with
 // transliteration and spelling variants folded away by Normalize.
 //
-// The index is a flat, pre-normalised list of names scanned linearly for
-// each query. Each name carries two small bitmaps (the bytes and the byte
-// pairs it contains) so that most names are rejected with a few AND
-// operations before any string comparison; there are no false negatives.
-// Put and Delete are O(names of the document), amortised.
+// The index is a flat list of names, normalised once by Put and scanned
+// linearly by each Search. Each name has a 24-byte filter (its length and
+// bitmaps of the bytes and byte pairs it contains) in a dense array, so
+// most names are rejected without reading them; and once Search holds
+// enough good hits, longer names that could not rank above them are
+// skipped too. Neither shortcut ever drops a result. Put and Delete cost
+// O(names of the document), amortised.
 package search
 
 import (
@@ -69,12 +71,13 @@ type Hit struct {
 // Index is an in-memory name index. The zero value is not usable; call
 // NewIndex. All methods are safe for concurrent use.
 type Index struct {
-	mu    sync.RWMutex
-	slots map[string]int32 // live document ID -> index into docs
-	docs  []doc            // in insertion order; dead ones await compaction
-	names []name           // grouped by document, in the order of docs
-	live  int              // live documents
-	dead  int              // dead documents plus dead names
+	mu      sync.RWMutex
+	slots   map[string]int32 // live document ID -> index into docs
+	docs    []doc            // in insertion order; dead ones await compaction
+	names   []name           // grouped by document, in the order of docs
+	filters []filter         // filters[i] is the filter of names[i]
+	live    int              // live documents
+	dead    int              // dead documents plus dead names
 }
 
 // doc is one stored document.
@@ -88,12 +91,38 @@ type doc struct {
 
 // name is one distinct normalised name of a document.
 type name struct {
-	norm  string
-	bytes uint64    // bitmap of byteBit over norm
-	pairs [2]uint64 // bitmap of pairBit over norm
-	runes int32     // length of norm in runes
-	slot  int32     // index into Index.docs; -1 once deleted
-	idx   int32     // index into doc.names of the name as given
+	norm string
+	slot int32 // index into Index.docs; -1 once deleted
+	idx  int32 // index into doc.names of the name as given
+}
+
+// filter summarises a normalised string: its length, and the bytes and
+// the adjacent byte pairs that occur in it, each hashed into 64 bits. If q
+// is a substring of n then n.size >= q.size and n.covers(q). Filters are
+// kept apart from names so that the scan in Search reads 24 bytes per name
+// and touches the name itself only for likely matches.
+type filter struct {
+	bytes, pairs uint64
+	size         uint32 // len(s)
+	runes        uint32 // utf8.RuneCountInString(s)
+}
+
+// filterOf returns the filter of s. The filter of a non-empty string is
+// never zero, so a zero filter matches no query.
+func filterOf(s string) filter {
+	f := filter{size: uint32(len(s)), runes: uint32(utf8.RuneCountInString(s))}
+	for i := 0; i < len(s); i++ {
+		f.bytes |= 1 << byteBit(s[i])
+		if i > 0 {
+			f.pairs |= 1 << pairBit(s[i-1], s[i])
+		}
+	}
+	return f
+}
+
+// covers reports whether f contains every bit of q.
+func (f filter) covers(q filter) bool {
+	return f.size >= q.size && f.bytes&q.bytes == q.bytes && f.pairs&q.pairs == q.pairs
 }
 
 // NewIndex returns an empty index.
@@ -114,14 +143,14 @@ func (ix *Index) Len() int {
 func (ix *Index) Put(d Doc) {
 	given := slices.Clone(d.Names)
 	entries := make([]name, 0, len(given))
+	filters := make([]filter, 0, len(given))
 	for i, g := range given {
 		norm := Normalize(g)
 		if norm == "" || slices.ContainsFunc(entries, func(e name) bool { return e.norm == norm }) {
 			continue // an earlier name of d already matches exactly as this one would
 		}
-		e := name{norm: norm, runes: int32(utf8.RuneCountInString(norm)), idx: int32(i)}
-		e.bytes, e.pairs = bitmaps(norm)
-		entries = append(entries, e)
+		entries = append(entries, name{norm: norm, idx: int32(i)})
+		filters = append(filters, filterOf(norm))
 	}
 
 	ix.mu.Lock()
@@ -138,6 +167,7 @@ func (ix *Index) Put(d Doc) {
 		first: int32(len(ix.names)), n: int32(len(entries)), alive: true,
 	})
 	ix.names = append(ix.names, entries...)
+	ix.filters = append(ix.filters, filters...)
 	ix.slots[d.ID] = slot
 	ix.live++
 	ix.compactIfSparse()
@@ -159,6 +189,7 @@ func (ix *Index) remove(slot int32) {
 	d := &ix.docs[slot]
 	for i := d.first; i < d.first+d.n; i++ {
 		ix.names[i].slot = -1
+		ix.filters[i] = filter{}
 	}
 	delete(ix.slots, d.id)
 	*d = doc{first: d.first, n: d.n} // release the strings
@@ -181,6 +212,7 @@ func (ix *Index) compactIfSparse() {
 	}
 	docs := make([]doc, 0, ix.live)
 	names := make([]name, 0, n)
+	filters := make([]filter, 0, n)
 	for _, d := range ix.docs {
 		if !d.alive {
 			continue
@@ -188,6 +220,7 @@ func (ix *Index) compactIfSparse() {
 		slot := int32(len(docs))
 		first := int32(len(names))
 		names = append(names, ix.names[d.first:d.first+d.n]...)
+		filters = append(filters, ix.filters[d.first:d.first+d.n]...)
 		for i := first; i < int32(len(names)); i++ {
 			names[i].slot = slot
 		}
@@ -195,7 +228,7 @@ func (ix *Index) compactIfSparse() {
 		docs = append(docs, d)
 		ix.slots[d.id] = slot
 	}
-	ix.docs, ix.names, ix.dead = docs, names, 0
+	ix.docs, ix.names, ix.filters, ix.dead = docs, names, filters, 0
 }
 
 // Search returns up to first entities having a name that matches text, best
@@ -216,7 +249,7 @@ func (ix *Index) Search(text string, first int) []Hit {
 	if q == "" {
 		return nil
 	}
-	qBytes, qPairs := bitmaps(q)
+	qf := filterOf(q)
 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -226,18 +259,33 @@ func (ix *Index) Search(text string, first int) []Hit {
 
 	top := topK{ix: ix, k: min(first, ix.live)}
 	best := match{slot: -1, rank: -1}
-	for i := range ix.names {
+	for i := range ix.filters {
+		f := &ix.filters[i]
+		if !f.covers(qf) {
+			continue // also skips deleted names, whose filter is zero
+		}
+		runes := int32(f.runes)
+		if top.full() {
+			// Skip names that cannot beat the worst hit kept so far,
+			// judging by length alone: a name longer than the query is
+			// at best a Prefix match. Ties on ID are left to offer.
+			atBest := Prefix
+			if f.size == qf.size {
+				atBest = Exact
+			}
+			if w := top.m[0]; atBest > w.rank || atBest == w.rank && runes > w.runes {
+				continue
+			}
+		}
+		// The names of a document are adjacent, so a change of slot
+		// means the previous document has been seen in full. (Skipping
+		// names only delays offering it, which prunes less, never wrongly.)
 		e := &ix.names[i]
 		if e.slot != best.slot {
-			if best.slot >= 0 && best.rank >= 0 {
+			if best.rank >= 0 {
 				top.offer(best)
 			}
 			best = match{slot: e.slot, rank: -1}
-		}
-		if e.slot < 0 || len(e.norm) < len(q) ||
-			e.bytes&qBytes != qBytes ||
-			e.pairs[0]&qPairs[0] != qPairs[0] || e.pairs[1]&qPairs[1] != qPairs[1] {
-			continue
 		}
 		r, ok := rankOf(e.norm, q)
 		if !ok {
@@ -245,11 +293,11 @@ func (ix *Index) Search(text string, first int) []Hit {
 		}
 		// Names of a document are scanned in the order given, so only a
 		// strictly better match replaces the current one.
-		if best.rank < 0 || r < best.rank || r == best.rank && e.runes < best.runes {
-			best.rank, best.runes, best.idx = r, e.runes, e.idx
+		if best.rank < 0 || r < best.rank || r == best.rank && runes < best.runes {
+			best.rank, best.runes, best.idx = r, runes, e.idx
 		}
 	}
-	if best.slot >= 0 && best.rank >= 0 {
+	if best.rank >= 0 {
 		top.offer(best)
 	}
 	if len(top.m) == 0 {
@@ -313,6 +361,10 @@ func (t *topK) compare(a, b match) int {
 	return strings.Compare(t.ix.docs[a.slot].id, t.ix.docs[b.slot].id)
 }
 
+// full reports whether t holds k matches, so that a new one must beat the
+// worst, t.m[0], to get in.
+func (t *topK) full() bool { return len(t.m) == t.k }
+
 func (t *topK) offer(m match) {
 	switch {
 	case len(t.m) < t.k:
@@ -334,20 +386,6 @@ func (t *topK) Pop() any {
 	return x
 }
 
-// bitmaps returns the sets of bytes and of adjacent byte pairs occurring
-// in s, hashed into 64 and 128 bits. If q is a substring of n, the sets of
-// q are subsets of those of n.
-func bitmaps(s string) (bytes uint64, pairs [2]uint64) {
-	for i := 0; i < len(s); i++ {
-		bytes |= 1 << byteBit(s[i])
-		if i > 0 {
-			p := pairBit(s[i-1], s[i])
-			pairs[p>>6] |= 1 << (p & 63)
-		}
-	}
-	return bytes, pairs
-}
-
 // byteBit gives ASCII letters and digits a bit each and shares the rest.
 func byteBit(c byte) uint {
 	switch {
@@ -359,7 +397,7 @@ func byteBit(c byte) uint {
 	return 36 + uint(c)%28
 }
 
-// pairBit hashes a byte pair to 0..127.
+// pairBit hashes a byte pair to 0..63.
 func pairBit(a, b byte) uint {
-	return uint((uint32(a)<<8|uint32(b))*0x9E3779B1) >> 25
+	return uint((uint32(a)<<8|uint32(b))*0x9E3779B1) >> 26
 }
