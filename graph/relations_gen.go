@@ -5,6 +5,7 @@ package graph
 import (
 	"context"
 
+	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/graph/model"
 )
 
@@ -111,7 +112,7 @@ var relationFields = []relationField{
 }
 
 // Person returns the Person resolver.
-func (r *Resolver) Person() PersonResolver { return &personResolver{r} }
+func (r *Resolver) Person() generated.PersonResolver { return &personResolver{r} }
 
 type personResolver struct{ *Resolver }
 
@@ -128,147 +129,147 @@ func (r *personResolver) Relations(ctx context.Context, obj *model.Person, predi
 }
 
 func (r *personResolver) SubjectOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "concerns", "subjectOf", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "concerns", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) ParticipatedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "participatedIn", "participatedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "participatedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) Witnessed(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "witnessed", "witnessed", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "witnessed", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) MemberOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "memberOf", "memberOf", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "memberOf", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) KilledIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "killedIn", "killedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "killedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) CapturedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "capturedIn", "capturedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "capturedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) DefeatedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "defeatedIn", "defeatedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "defeatedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) FoughtAgainst(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "foughtAgainst", "foughtAgainst", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "foughtAgainst", model.DirectionBoth, first, after)
 }
 
 func (r *personResolver) Opponents(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "foughtAgainst", "opponents", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "foughtAgainst", model.DirectionBoth, first, after)
 }
 
 func (r *personResolver) InjuredIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "injuredIn", "injuredIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "injuredIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) Deserted(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "deserted", "deserted", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "deserted", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) DesertedBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "deserted", "desertedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "deserted", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) Consults(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "consults", "consults", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "consults", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) ConsultedBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "consults", "consultedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "consults", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) Advises(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "advises", "advises", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "advises", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) ProposedToExecute(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "proposedToExecute", "proposedToExecute", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "proposedToExecute", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) ProposedExecutioner(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "proposedToExecute", "proposedExecutioner", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "proposedToExecute", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) DisagreesWith(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "disagreesWith", "disagreesWith", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "disagreesWith", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) DisagreedWithBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "disagreesWith", "disagreedWithBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "disagreesWith", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) InclinesTo(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "inclinesTo", "inclinesTo", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "inclinesTo", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) InclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "inclinesTo", "inclinedToBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "inclinesTo", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) Accepts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "accepts", "accepts", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "accepts", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) WeepsOver(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "weepsOver", "weepsOver", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "weepsOver", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) Comforts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "comforts", "comforts", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "comforts", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) ComfortedBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "comforts", "comfortedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "comforts", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) Supplicates(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "supplicates", "supplicates", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "supplicates", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) RelativeOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "relativeOf", "relativeOf", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "relativeOf", model.DirectionBoth, first, after)
 }
 
 func (r *personResolver) Relatives(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "relativeOf", "relatives", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "relativeOf", model.DirectionBoth, first, after)
 }
 
 func (r *personResolver) SiblingOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "siblingOf", "siblingOf", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "siblingOf", model.DirectionBoth, first, after)
 }
 
 func (r *personResolver) Siblings(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "siblingOf", "siblings", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "siblingOf", model.DirectionBoth, first, after)
 }
 
 func (r *personResolver) VersesRevealed(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "revealedRegarding", "versesRevealed", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "revealedRegarding", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) Recites(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "recites", "recites", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "recites", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) MentionedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentionedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionIncoming, first, after)
 }
 
 func (r *personResolver) Narrates(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "narrates", "narrates", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "narrates", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) Transmits(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "transmits", "transmits", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "transmits", model.DirectionOutgoing, first, after)
 }
 
 // Group returns the Group resolver.
-func (r *Resolver) Group() GroupResolver { return &groupResolver{r} }
+func (r *Resolver) Group() generated.GroupResolver { return &groupResolver{r} }
 
 type groupResolver struct{ *Resolver }
 
@@ -285,79 +286,79 @@ func (r *groupResolver) Relations(ctx context.Context, obj *model.Group, predica
 }
 
 func (r *groupResolver) SubjectOf(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "concerns", "subjectOf", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "concerns", model.DirectionIncoming, first, after)
 }
 
 func (r *groupResolver) ParticipatedIn(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "participatedIn", "participatedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "participatedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) Witnessed(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "witnessed", "witnessed", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "witnessed", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) MemberOf(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "memberOf", "memberOf", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "memberOf", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) Members(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "memberOf", "members", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "memberOf", model.DirectionIncoming, first, after)
 }
 
 func (r *groupResolver) MemberCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "memberCount", "memberCount", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "memberCount", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) KilledIn(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "killedIn", "killedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "killedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) CapturedIn(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "capturedIn", "capturedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "capturedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) DefeatedIn(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "defeatedIn", "defeatedIn", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "defeatedIn", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) FoughtAgainst(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "foughtAgainst", "foughtAgainst", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "foughtAgainst", model.DirectionBoth, first, after)
 }
 
 func (r *groupResolver) Opponents(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "foughtAgainst", "opponents", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "foughtAgainst", model.DirectionBoth, first, after)
 }
 
 func (r *groupResolver) Deserted(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "deserted", "deserted", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "deserted", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) ConsultedBy(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "consults", "consultedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "consults", model.DirectionIncoming, first, after)
 }
 
 func (r *groupResolver) ProposedExecutioner(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "proposedToExecute", "proposedExecutioner", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "proposedToExecute", model.DirectionIncoming, first, after)
 }
 
 func (r *groupResolver) Accepts(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "accepts", "accepts", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "accepts", model.DirectionOutgoing, first, after)
 }
 
 func (r *groupResolver) Relatives(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "relativeOf", "relatives", model.DirectionBoth, first, after)
+	return r.namedRelations(ctx, obj, "relativeOf", model.DirectionBoth, first, after)
 }
 
 func (r *groupResolver) VersesRevealed(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "revealedRegarding", "versesRevealed", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "revealedRegarding", model.DirectionIncoming, first, after)
 }
 
 func (r *groupResolver) MentionedIn(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentionedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionIncoming, first, after)
 }
 
 // Event returns the Event resolver.
-func (r *Resolver) Event() EventResolver { return &eventResolver{r} }
+func (r *Resolver) Event() generated.EventResolver { return &eventResolver{r} }
 
 type eventResolver struct{ *Resolver }
 
@@ -374,107 +375,107 @@ func (r *eventResolver) Relations(ctx context.Context, obj *model.Event, predica
 }
 
 func (r *eventResolver) Precedes(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "precedes", "precedes", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "precedes", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) Follows(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "precedes", "follows", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "precedes", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) PartOf(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "partOf", "partOf", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "partOf", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) Parts(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "partOf", "parts", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "partOf", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) OccurredAt(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "occurredAt", "occurredAt", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "occurredAt", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) Year(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "year", "year", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "year", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) Causes(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "causes", "causes", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "causes", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) CausedBy(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "causes", "causedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "causes", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) RespondsTo(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "respondsTo", "respondsTo", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "respondsTo", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) Responses(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "respondsTo", "responses", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "respondsTo", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Concerns(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "concerns", "concerns", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "concerns", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) SubjectOf(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "concerns", "subjectOf", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "concerns", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Participants(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "participatedIn", "participants", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "participatedIn", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Witnesses(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "witnessed", "witnesses", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "witnessed", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Killed(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "killedIn", "killed", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "killedIn", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Captured(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "capturedIn", "captured", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "capturedIn", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Defeated(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "defeatedIn", "defeated", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "defeatedIn", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Injured(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "injuredIn", "injured", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "injuredIn", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) KilledCount(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "killedCount", "killedCount", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "killedCount", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) CapturedCount(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "capturedCount", "capturedCount", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "capturedCount", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) WeptOverBy(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "weepsOver", "weptOverBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "weepsOver", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Supplicant(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "supplicates", "supplicant", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "supplicates", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) VersesRevealed(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "revealedRegarding", "versesRevealed", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "revealedRegarding", model.DirectionIncoming, first, after)
 }
 
 func (r *eventResolver) Reveals(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "reveals", "reveals", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "reveals", model.DirectionOutgoing, first, after)
 }
 
 func (r *eventResolver) MentionedIn(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentionedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionIncoming, first, after)
 }
 
 // Place returns the Place resolver.
-func (r *Resolver) Place() PlaceResolver { return &placeResolver{r} }
+func (r *Resolver) Place() generated.PlaceResolver { return &placeResolver{r} }
 
 type placeResolver struct{ *Resolver }
 
@@ -491,19 +492,19 @@ func (r *placeResolver) Relations(ctx context.Context, obj *model.Place, predica
 }
 
 func (r *placeResolver) Events(ctx context.Context, obj *model.Place, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "occurredAt", "events", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "occurredAt", model.DirectionIncoming, first, after)
 }
 
 func (r *placeResolver) SubjectOf(ctx context.Context, obj *model.Place, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "concerns", "subjectOf", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "concerns", model.DirectionIncoming, first, after)
 }
 
 func (r *placeResolver) MentionedIn(ctx context.Context, obj *model.Place, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentionedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionIncoming, first, after)
 }
 
 // Concept returns the Concept resolver.
-func (r *Resolver) Concept() ConceptResolver { return &conceptResolver{r} }
+func (r *Resolver) Concept() generated.ConceptResolver { return &conceptResolver{r} }
 
 type conceptResolver struct{ *Resolver }
 
@@ -520,39 +521,39 @@ func (r *conceptResolver) Relations(ctx context.Context, obj *model.Concept, pre
 }
 
 func (r *conceptResolver) Causes(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "causes", "causes", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "causes", model.DirectionOutgoing, first, after)
 }
 
 func (r *conceptResolver) SubjectOf(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "concerns", "subjectOf", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "concerns", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) AdvisedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "advises", "advisedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "advises", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) InclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "inclinesTo", "inclinedToBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "inclinesTo", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) AcceptedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "accepts", "acceptedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "accepts", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) WeptOverBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "weepsOver", "weptOverBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "weepsOver", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) VersesRevealed(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "revealedRegarding", "versesRevealed", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "revealedRegarding", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) MentionedIn(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentionedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionIncoming, first, after)
 }
 
 // Verse returns the Verse resolver.
-func (r *Resolver) Verse() VerseResolver { return &verseResolver{r} }
+func (r *Resolver) Verse() generated.VerseResolver { return &verseResolver{r} }
 
 type verseResolver struct{ *Resolver }
 
@@ -569,27 +570,27 @@ func (r *verseResolver) Relations(ctx context.Context, obj *model.Verse, predica
 }
 
 func (r *verseResolver) RevealedRegarding(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "revealedRegarding", "revealedRegarding", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "revealedRegarding", model.DirectionOutgoing, first, after)
 }
 
 func (r *verseResolver) RevealedIn(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "reveals", "revealedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "reveals", model.DirectionIncoming, first, after)
 }
 
 func (r *verseResolver) RecitedBy(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "recites", "recitedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "recites", model.DirectionIncoming, first, after)
 }
 
 func (r *verseResolver) Mentions(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentions", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionOutgoing, first, after)
 }
 
 func (r *verseResolver) MentionedIn(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentionedIn", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionIncoming, first, after)
 }
 
 // Narration returns the Narration resolver.
-func (r *Resolver) Narration() NarrationResolver { return &narrationResolver{r} }
+func (r *Resolver) Narration() generated.NarrationResolver { return &narrationResolver{r} }
 
 type narrationResolver struct{ *Resolver }
 
@@ -606,13 +607,13 @@ func (r *narrationResolver) Relations(ctx context.Context, obj *model.Narration,
 }
 
 func (r *narrationResolver) Mentions(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "mentions", "mentions", model.DirectionOutgoing, first, after)
+	return r.namedRelations(ctx, obj, "mentions", model.DirectionOutgoing, first, after)
 }
 
 func (r *narrationResolver) NarratedBy(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "narrates", "narratedBy", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "narrates", model.DirectionIncoming, first, after)
 }
 
 func (r *narrationResolver) Transmitters(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, "transmits", "transmitters", model.DirectionIncoming, first, after)
+	return r.namedRelations(ctx, obj, "transmits", model.DirectionIncoming, first, after)
 }

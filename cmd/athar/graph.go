@@ -121,7 +121,10 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// load imports every source: documents in dependency order, each its own transaction, then
+// batchSize is how many new narrations one transaction of a load holds.
+const batchSize = 256
+
+// load imports every source: documents in dependency order, new narrations in batches of one transaction each (every document still all or nothing), then
 // N-Quads files. It reports each refusal to errOut and returns the totals; a refused
 // document never stops the others.
 func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.Writer) loadStats {
@@ -148,26 +151,30 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 			progressbar.OptionSetDescription("importing"), progressbar.OptionShowCount(),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	}
-	for _, d := range narration.Order(docs) {
+	ordered := narration.Order(docs)
+	for len(ordered) > 0 {
 		if ctx.Err() != nil {
 			fmt.Fprintln(errOut, "interrupted")
 			break
 		}
-		r, err := im.Import(ctx, d)
+		n := min(len(ordered), batchSize)
+		for _, r := range im.ImportBatch(ctx, ordered[:n]) {
+			switch {
+			case r.Err != nil:
+				st.refused++
+				fmt.Fprintln(errOut, r.Err)
+			case r.Changed:
+				st.changed++
+				st.claims += r.ClaimsAdded
+				st.entities += r.EntitiesAdded
+			default:
+				st.unchanged++
+			}
+		}
 		if bar != nil {
-			_ = bar.Add(1)
+			_ = bar.Add(n)
 		}
-		switch {
-		case err != nil:
-			st.refused++
-			fmt.Fprintln(errOut, err)
-		case r.Changed:
-			st.changed++
-			st.claims += r.ClaimsAdded
-			st.entities += r.EntitiesAdded
-		default:
-			st.unchanged++
-		}
+		ordered = ordered[n:]
 	}
 	if bar != nil {
 		_ = bar.Finish()

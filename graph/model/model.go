@@ -25,6 +25,9 @@ type EntityData struct {
 // EntityID returns the entity's id.
 func (d EntityData) EntityID() athar.ID { return d.E.ID }
 
+// Data returns the entity as the store gave it.
+func (d EntityData) Data() *athar.Entity { return d.E }
+
 // ID is the GraphQL id.
 func (d EntityData) ID() string { return string(d.E.ID) }
 

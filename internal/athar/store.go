@@ -19,6 +19,9 @@ type Store interface {
 	// NarrationQuads returns every quad labelled with the narration, sorted by Quad.Key.
 	NarrationQuads(ctx context.Context, narration ID) ([]Quad, error)
 
+	// QuadsAbout returns every quad whose subject is one of the ids, sorted by Quad.Key.
+	QuadsAbout(ctx context.Context, subjects []ID) ([]Quad, error)
+
 	// Quads calls fn for every quad in the graph, sorted by label and then by Quad.Key.
 	// Iteration stops at the first error fn returns, which Quads returns.
 	Quads(ctx context.Context, fn func(Quad) error) error

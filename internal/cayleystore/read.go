@@ -36,6 +36,31 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 	return out, nil
 }
 
+// QuadsAbout implements athar.Store.
+func (s *Store) QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	var out []athar.Quad
+	seen := map[athar.ID]bool{}
+	for _, id := range subjects {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		qs, err := s.out(ctx, id.IRI())
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			out = append(out, fromQuad(q))
+		}
+	}
+	athar.SortQuads(out)
+	return out, nil
+}
+
 // Quads implements athar.Store.
 func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 	if err := s.rlock(); err != nil {

@@ -91,7 +91,7 @@ func (f Field) GoDirection() string {
 // reserved are the fields the hand-written SDL gives each type; a relation field may not
 // take their names.
 var reserved = map[string][]string{
-	"": {"id", "type", "name", "aliases", "arabic", "description", "narrations", "claims", "relations"},
+	"":          {"id", "type", "name", "aliases", "arabic", "description", "narrations", "claims", "relations"},
 	"Verse":     {"ref", "surah", "ayah", "surahName", "surahNameArabic", "surahMeaning", "surahVerses"},
 	"Narration": {"title", "text", "language", "translation", "references", "narrator", "chain", "attestedClaims"},
 }
@@ -183,6 +183,7 @@ package graph
 import (
 	"context"
 
+	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/graph/model"
 )
 
@@ -197,7 +198,7 @@ var relationFields = []relationField{
 }
 {{range $t := .}}
 // {{$t.Name}} returns the {{$t.Name}} resolver.
-func (r *Resolver) {{$t.Name}}() {{$t.Name}}Resolver { return &{{$t.Resolver}}{r} }
+func (r *Resolver) {{$t.Name}}() generated.{{$t.Name}}Resolver { return &{{$t.Resolver}}{r} }
 
 type {{$t.Resolver}} struct{ *Resolver }
 
@@ -214,7 +215,7 @@ func (r *{{$t.Resolver}}) Relations(ctx context.Context, obj *model.{{$t.Name}},
 }
 {{range .Fields}}
 func (r *{{$t.Resolver}}) {{.GoName}}(ctx context.Context, obj *model.{{$t.Name}}, first *int, after *string) (*model.RelationConnection, error) {
-	return r.namedRelations(ctx, obj, {{quote .Predicate}}, {{quote .Name}}, {{.GoDirection}}, first, after)
+	return r.namedRelations(ctx, obj, {{quote .Predicate}}, {{.GoDirection}}, first, after)
 }
 {{end}}
 {{- end}}

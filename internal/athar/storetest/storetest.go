@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"ApplyAndNarrationQuads", testApply},
 		{"SameTripleTwoLabels", testTwoLabels},
 		{"QuadsSortedAndComplete", testQuads},
+		{"QuadsAbout", testQuadsAbout},
 		{"Entities", testEntities},
 		{"NamesDoNotDependOnOrder", testNameVoting},
 		{"DefinedBy", testDefinedBy},
@@ -489,5 +491,23 @@ func testConcurrent(t *testing.T, st athar.Store) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+func testQuadsAbout(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	got, err := st.QuadsAbout(context.Background(), []athar.ID{"event:badr", "event:badr", "person:nobody"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, k := range allQuads(t, st) {
+		if strings.HasPrefix(k, "<"+athar.ID("event:badr").IRI()+"> ") {
+			want = append(want, k)
+		}
+	}
+	sort.Strings(want)
+	if g := keys(got); !reflect.DeepEqual(g, want) || !sort.SliceIsSorted(got, func(i, j int) bool { return got[i].Key() < got[j].Key() }) {
+		t.Fatalf("QuadsAbout(event:badr) = %d quads, want the %d with that subject, sorted", len(g), len(want))
 	}
 }

@@ -1,0 +1,86 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// gqlgen's own codes, mapped to the API's where they mean the same; others (parse and
+// validation failures, PERSISTED_QUERY_NOT_FOUND, which APQ clients act on) pass as they
+// are.
+var gqlgenCodes = map[string]string{
+	"COMPLEXITY_LIMIT_EXCEEDED": CodeTooComplex,
+}
+
+// presenter turns every error into what a client may see: extensions.code always, the
+// problems of a refused document, and never the details of an internal failure, which are
+// logged here, once.
+type presenter struct {
+	logger  *slog.Logger
+	timeout time.Duration
+}
+
+func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
+	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+	var ve *athar.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		problems := make([]map[string]any, len(ve.Problems))
+		for i, pr := range ve.Problems {
+			problems[i] = map[string]any{"path": pr.Path, "line": pr.Line, "message": pr.Msg}
+		}
+		return p.with(gqlErr, string(athar.Invalid), ve.Error(), map[string]any{"problems": problems})
+	case isAtharError(err):
+		code := athar.ErrorCode(err)
+		if code == athar.Internal {
+			return p.internal(ctx, gqlErr, err)
+		}
+		return p.with(gqlErr, string(code), athar.ErrorMessage(err), nil)
+	case errors.Is(err, graphql.ErrInvalidNull):
+		// A non-null field resolved to null: a bug on this side, not the client's.
+		return p.internal(ctx, gqlErr, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return p.with(gqlErr, CodeTooComplex, "the request took longer than its limit of "+p.timeout.String(), nil)
+	case gqlErr.Err == nil:
+		// Raised by gqlgen itself or by an extension: parsing, validation, limits, APQ.
+		code, _ := gqlErr.Extensions["code"].(string)
+		if mapped, ok := gqlgenCodes[code]; ok {
+			code = mapped
+		}
+		if code == "" {
+			code = string(athar.Invalid) // e.g. a malformed APQ extension
+		}
+		return p.with(gqlErr, code, gqlErr.Message, nil)
+	default:
+		return p.internal(ctx, gqlErr, err)
+	}
+}
+
+func isAtharError(err error) bool {
+	var e *athar.Error
+	return errors.As(err, &e)
+}
+
+// with returns a copy of gqlErr (keeping its path and locations) with the message, the
+// code and the extra extensions.
+func (p presenter) with(gqlErr *gqlerror.Error, code, msg string, extra map[string]any) *gqlerror.Error {
+	out := &gqlerror.Error{Message: msg, Path: gqlErr.Path, Locations: gqlErr.Locations, Rule: gqlErr.Rule}
+	out.Extensions = map[string]any{"code": code}
+	for k, v := range extra {
+		out.Extensions[k] = v
+	}
+	return out
+}
+
+// internal logs err and returns an error that says nothing of it.
+func (p presenter) internal(ctx context.Context, gqlErr *gqlerror.Error, err error) *gqlerror.Error {
+	p.logger.ErrorContext(ctx, "graphql: internal error", "path", gqlErr.Path.String(), "err", err)
+	return p.with(gqlErr, string(athar.Internal), "internal error", nil)
+}

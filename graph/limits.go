@@ -1,0 +1,144 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Codes the API adds to athar's.
+const (
+	// CodeTooComplex refuses a query nested too deeply, estimated too costly, or too slow.
+	CodeTooComplex = "QUERY_TOO_COMPLEX"
+)
+
+func codedError(code, format string, args ...any) *gqlerror.Error {
+	err := gqlerror.Errorf(format, args...)
+	err.Extensions = map[string]any{"code": code}
+	return err
+}
+
+// mutationAuth refuses every mutation that does not carry "Authorization: Bearer <token>"
+// with the configured token, before anything executes. With no token configured it refuses
+// them all.
+type mutationAuth struct {
+	token string
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = mutationAuth{}
+
+func (mutationAuth) ExtensionName() string                   { return "MutationAuth" }
+func (mutationAuth) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (a mutationAuth) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	if op.Operation == nil || op.Operation.Operation != ast.Mutation {
+		return nil
+	}
+	if a.token == "" {
+		return codedError(string(athar.Unauthenticated), "mutations are disabled: the server has no token configured (ATHAR_TOKEN)")
+	}
+	scheme, token, _ := strings.Cut(op.Headers.Get("Authorization"), " ")
+	// Compare digests, so that the comparison takes the same time whatever the lengths.
+	got, want := sha256.Sum256([]byte(strings.TrimSpace(token))), sha256.Sum256([]byte(a.token))
+	if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		return codedError(string(athar.Unauthenticated), "mutations need the header Authorization: Bearer <token>, with the server's token")
+	}
+	return nil
+}
+
+// depthLimit refuses operations whose fields nest deeper than max. Introspection fields
+// (__schema, __type) are not counted, so that tools can always read the schema.
+type depthLimit struct {
+	max int
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = depthLimit{}
+
+func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
+func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (d depthLimit) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	if op.Operation == nil {
+		return nil
+	}
+	if depth := selectionDepth(op.Operation.SelectionSet, map[string]bool{}); depth > d.max {
+		return codedError(CodeTooComplex, "the query nests %d fields deep; the limit is %d", depth, d.max)
+	}
+	return nil
+}
+
+// selectionDepth is the deepest chain of fields in set, following fragments (each at most
+// once on a path, so that a cycle cannot loop).
+func selectionDepth(set ast.SelectionSet, onPath map[string]bool) int {
+	deepest := 0
+	for _, sel := range set {
+		var d int
+		switch s := sel.(type) {
+		case *ast.Field:
+			if strings.HasPrefix(s.Name, "__") && s.Name != "__typename" {
+				continue
+			}
+			d = 1 + selectionDepth(s.SelectionSet, onPath)
+		case *ast.InlineFragment:
+			d = selectionDepth(s.SelectionSet, onPath)
+		case *ast.FragmentSpread:
+			if s.Definition == nil || onPath[s.Name] {
+				continue
+			}
+			onPath[s.Name] = true
+			d = selectionDepth(s.Definition.SelectionSet, onPath)
+			delete(onPath, s.Name)
+		}
+		deepest = max(deepest, d)
+	}
+	return deepest
+}
+
+// costed gives the complexity limit an estimate of each field's cost: a connection costs
+// `first` times its items; a list without `first` five times its items, except the edges and
+// nodes of a connection, already counted by the connection; anything else one plus its
+// fields.
+type costed struct {
+	graphql.ExecutableSchema
+}
+
+const listCost = 5
+
+func (c costed) Complexity(ctx context.Context, typeName, field string, child int, args map[string]any) (int, bool) {
+	if n, ok := intArg(args["first"]); ok {
+		return 1 + max(n, 1)*child, true
+	}
+	if def := c.Schema().Types[typeName]; def != nil && !strings.HasSuffix(typeName, "Connection") {
+		if f := def.Fields.ForName(field); f != nil && f.Type.Elem != nil {
+			return 1 + listCost*child, true
+		}
+	}
+	return 1 + child, true
+}
+
+func intArg(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
+}

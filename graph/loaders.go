@@ -1,0 +1,81 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/vikstrous/dataloadgen"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// loaders batch and cache the reads of one request, so that a list of fifty claims costs
+// one Entities call for all their subjects and objects, not fifty. They live for one
+// request only: a mutation's writes are never hidden behind another request's cache.
+type loaders struct {
+	entity    *dataloadgen.Loader[athar.ID, *athar.Entity]
+	narration *dataloadgen.Loader[athar.ID, *athar.Narration]
+	claim     *dataloadgen.Loader[athar.ID, *athar.Claim]
+	// about gives the claims with the entity as subject or object. The store has no batch
+	// form of FindClaims, so this loader only shares one answer between the fields of one
+	// entity (claims, relations and every named relation field).
+	about *dataloadgen.Loader[athar.ID, []*athar.Claim]
+}
+
+// loaderWait is how long a loader collects keys before it calls the store.
+const loaderWait = 5 * time.Millisecond
+
+func newLoaders(st reader) *loaders {
+	opt := dataloadgen.WithWait(loaderWait)
+	return &loaders{
+		entity: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Entity, []error) {
+			es, err := st.Entities(ctx, ids)
+			return es, batchErr(err, "load entities")
+		}, opt),
+		narration: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Narration, []error) {
+			ns, err := st.Narrations(ctx, ids)
+			return ns, batchErr(err, "load narrations")
+		}, opt),
+		claim: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Claim, []error) {
+			cs, err := st.Claims(ctx, ids)
+			return cs, batchErr(err, "load claims")
+		}, opt),
+		about: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]*athar.Claim, []error) {
+			out := make([][]*athar.Claim, len(ids))
+			errs := make([]error, len(ids))
+			for i, id := range ids {
+				out[i], errs[i] = st.FindClaims(ctx, athar.ClaimFilter{Entity: id})
+				if errs[i] != nil {
+					errs[i] = fmt.Errorf("claims about %s: %w", id, errs[i])
+				}
+			}
+			return out, errs
+		}, opt),
+	}
+}
+
+// batchErr turns one error for a whole batch into the form dataloadgen hands to every
+// caller.
+func batchErr(err error, op string) []error {
+	if err == nil {
+		return nil
+	}
+	return []error{fmt.Errorf("%s: %w", op, err)}
+}
+
+type loadersKey struct{}
+
+func withLoaders(ctx context.Context, l *loaders) context.Context {
+	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+// loaders returns the request's loaders. Outside a request made through NewHandler (a
+// resolver called directly) it returns fresh ones, which are correct but do not batch
+// across calls.
+func (r *Resolver) loaders(ctx context.Context) *loaders {
+	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
+		return l
+	}
+	return newLoaders(r.store)
+}

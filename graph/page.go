@@ -1,0 +1,113 @@
+package graph
+
+import (
+	"encoding/base64"
+	"sort"
+	"strings"
+
+	"github.com/athar-hadith/athar/graph/model"
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// MaxPage is the largest page a connection returns.
+const MaxPage = 100
+
+// cursorPrefix versions the cursor format, so that cursors can change without old ones
+// being misread.
+const cursorPrefix = "v1:"
+
+// A cursor is the opaque (base64) sort key of the last item of a page: the next page starts
+// after that key, so pages stay consistent while the graph changes around them.
+func encodeCursor(key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + key))
+}
+
+func decodeCursor(c string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
+		return "", athar.Errorf(athar.Invalid, "after: %q is not a cursor this API gave", c)
+	}
+	return strings.TrimPrefix(string(b), cursorPrefix), nil
+}
+
+// window is the page of items [from, to) of a list sorted by key.
+type window struct {
+	from, to int
+	total    int
+	more     bool
+}
+
+// paginate picks the page of n items (sorted by key(i)) that follows after, first long.
+func paginate(n int, key func(int) string, first *int, after *string) (window, error) {
+	size := 50
+	if first != nil {
+		size = *first
+	}
+	if size < 0 || size > MaxPage {
+		return window{}, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 0 to %d", size, MaxPage)
+	}
+	from := 0
+	if after != nil && *after != "" {
+		k, err := decodeCursor(*after)
+		if err != nil {
+			return window{}, err
+		}
+		from = sort.Search(n, func(i int) bool { return key(i) > k })
+	}
+	to := min(from+size, n)
+	return window{from: from, to: to, total: n, more: to < n}, nil
+}
+
+func pageInfo(w window, key func(int) string) *model.PageInfo {
+	pi := &model.PageInfo{HasNextPage: w.more}
+	if w.to > w.from {
+		c := encodeCursor(key(w.to - 1))
+		pi.EndCursor = &c
+	}
+	return pi
+}
+
+// claimKey orders claims as the store does: subject, predicate, object or value, id.
+func claimKey(c *athar.Claim) string {
+	o := string(c.Object)
+	if c.Value != nil {
+		o = c.Value.Key()
+	}
+	return string(c.Subject) + "\x00" + c.Predicate + "\x00" + o + "\x00" + string(c.ID)
+}
+
+func claimConnection(claims []*athar.Claim, first *int, after *string) (*model.ClaimConnection, error) {
+	sort.SliceStable(claims, func(i, j int) bool { return claimKey(claims[i]) < claimKey(claims[j]) })
+	key := func(i int) string { return claimKey(claims[i]) }
+	w, err := paginate(len(claims), key, first, after)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.ClaimConnection{Edges: []*model.ClaimEdge{}, Nodes: []*model.Claim{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
+	for i := w.from; i < w.to; i++ {
+		c := &model.Claim{C: claims[i]}
+		conn.Edges = append(conn.Edges, &model.ClaimEdge{Cursor: encodeCursor(key(i)), Node: c})
+		conn.Nodes = append(conn.Nodes, c)
+	}
+	return conn, nil
+}
+
+// relationKey orders relations by their name as read from the entity, then by claim.
+func relationKey(r *model.Relation) string {
+	return r.Name + "\x00" + string(r.Direction) + "\x00" + claimKey(r.C)
+}
+
+func relationConnection(rels []*model.Relation, first *int, after *string) (*model.RelationConnection, error) {
+	sort.SliceStable(rels, func(i, j int) bool { return relationKey(rels[i]) < relationKey(rels[j]) })
+	key := func(i int) string { return relationKey(rels[i]) }
+	w, err := paginate(len(rels), key, first, after)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.RelationConnection{Edges: []*model.RelationEdge{}, Nodes: []*model.Relation{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
+	for i := w.from; i < w.to; i++ {
+		conn.Edges = append(conn.Edges, &model.RelationEdge{Cursor: encodeCursor(key(i)), Node: rels[i]})
+		conn.Nodes = append(conn.Nodes, rels[i])
+	}
+	return conn, nil
+}

@@ -1,0 +1,387 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/athar-hadith/athar/graph/model"
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/traverse"
+)
+
+// Limits on the graph walks, so that one request cannot walk the whole graph.
+const (
+	MaxNeighbourhoodDepth = 3
+	MaxPathLength         = 10
+	// maxVisited caps the entities one neighbourhood or path search may reach.
+	maxVisited = 5000
+	// MaxSearch is the most hits search returns.
+	MaxSearch = 100
+)
+
+type queryResolver struct{ *Resolver }
+
+func (r *queryResolver) Entity(ctx context.Context, id string) (model.Entity, error) {
+	eid, err := parseID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.entity(ctx, eid)
+}
+
+func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]model.Entity, error) {
+	n := 20
+	if first != nil {
+		n = *first
+	}
+	if n < 0 || n > MaxSearch {
+		return nil, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
+	}
+	hits := r.index.Search(text, n)
+	ids := make([]athar.ID, len(hits))
+	for i, h := range hits {
+		ids[i] = athar.ID(h.ID)
+	}
+	es, err := r.entities(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Entity, 0, len(es))
+	for _, e := range es {
+		if e != nil { // the index may briefly name an entity just deleted
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (r *queryResolver) Verse(ctx context.Context, ref string) (*model.Verse, error) {
+	v, err := athar.ParseVerseRef(ref)
+	if err != nil {
+		return nil, athar.Errorf(athar.Invalid, "ref: %v", err)
+	}
+	e, err := r.entity(ctx, v.ID())
+	if err != nil {
+		return nil, err
+	}
+	return e.(*model.Verse), nil
+}
+
+func (r *queryResolver) Narration(ctx context.Context, id string) (*model.Narration, error) {
+	nid, err := parseNarrationID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	return r.narration(ctx, nid)
+}
+
+func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string) (*model.ClaimConnection, error) {
+	var f athar.ClaimFilter
+	var err error
+	if subject != nil {
+		if f.Subject, err = parseID("subject", *subject); err != nil {
+			return nil, err
+		}
+	}
+	if object != nil {
+		if f.Object, err = parseID("object", *object); err != nil {
+			return nil, err
+		}
+	}
+	if narrationID != nil {
+		if f.Narration, err = parseNarrationID("narration", *narrationID); err != nil {
+			return nil, err
+		}
+	}
+	if predicate != nil {
+		if err := r.checkPredicate("predicate", *predicate); err != nil {
+			return nil, err
+		}
+		f.Predicate = *predicate
+	}
+	if minAttestations != nil {
+		if *minAttestations < 0 {
+			return nil, athar.Errorf(athar.Invalid, "minAttestations: %d is negative", *minAttestations)
+		}
+		f.MinAttestations = *minAttestations
+	}
+	claims, err := r.store.FindClaims(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	// The store counts attestations; a narration that says a thing twice is still one
+	// narration, and minAttestations counts narrations.
+	kept := claims[:0]
+	for _, c := range claims {
+		if len(model.Narrations(c)) >= f.MinAttestations {
+			kept = append(kept, c)
+		}
+	}
+	return claimConnection(kept, first, after)
+}
+
+func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, error) {
+	cid := athar.ID(strings.TrimSpace(id))
+	if cid.Prefix() != athar.ClaimPrefix {
+		return nil, athar.Errorf(athar.Invalid, "id: %q is not a claim id (expected claim:...)", id)
+	}
+	c, err := r.loaders(ctx).claim.Load(ctx, cid)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return &model.Claim{C: c}, nil
+}
+
+func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int, predicates, excludePredicates []string) (*model.Subgraph, error) {
+	start, err := r.walkEnd(ctx, "id", id)
+	if err != nil {
+		return nil, err
+	}
+	d := 1
+	if depth != nil {
+		d = *depth
+	}
+	if d < 0 || d > MaxNeighbourhoodDepth {
+		return nil, athar.Errorf(athar.Invalid, "depth: %d is out of range: expected 0 to %d", d, MaxNeighbourhoodDepth)
+	}
+	opt, err := r.walkOptions(predicates, excludePredicates)
+	if err != nil {
+		return nil, err
+	}
+	sg, err := traverse.Neighbourhood(ctx, r.store, start, d, opt)
+	if err != nil {
+		return nil, err
+	}
+	return r.subgraph(ctx, sg)
+}
+
+func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLength *int, predicates, excludePredicates []string) (*model.Subgraph, error) {
+	a, err := r.walkEnd(ctx, "from", from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := r.walkEnd(ctx, "to", to)
+	if err != nil {
+		return nil, err
+	}
+	n := 6
+	if maxLength != nil {
+		n = *maxLength
+	}
+	if n < 1 || n > MaxPathLength {
+		return nil, athar.Errorf(athar.Invalid, "maxLength: %d is out of range: expected 1 to %d", n, MaxPathLength)
+	}
+	opt, err := r.walkOptions(predicates, excludePredicates)
+	if err != nil {
+		return nil, err
+	}
+	sg, found, err := traverse.ShortestPath(ctx, r.store, a, b, n, opt)
+	if errors.Is(err, traverse.ErrTooLarge) {
+		return nil, athar.Errorf(athar.Invalid, "shortestPath: %v; lower maxLength or restrict predicates", err)
+	}
+	if err != nil || !found {
+		return nil, err
+	}
+	return r.subgraph(ctx, sg)
+}
+
+// walkEnd checks that id names an entity a walk can start from.
+func (r *queryResolver) walkEnd(ctx context.Context, arg, id string) (athar.ID, error) {
+	eid, err := parseID(arg, id)
+	if err != nil {
+		return "", err
+	}
+	e, err := r.entity(ctx, eid)
+	if err != nil {
+		return "", err
+	}
+	if e == nil {
+		return "", athar.Errorf(athar.NotFound, "%s: no entity %s", arg, eid)
+	}
+	return eid, nil
+}
+
+func (r *queryResolver) walkOptions(predicates, exclude []string) (traverse.Options, error) {
+	only := map[string]bool{}
+	skip := map[string]bool{}
+	for _, p := range predicates {
+		if err := r.checkPredicate("predicates", p); err != nil {
+			return traverse.Options{}, err
+		}
+		only[p] = true
+	}
+	for _, p := range exclude {
+		if err := r.checkPredicate("excludePredicates", p); err != nil {
+			return traverse.Options{}, err
+		}
+		skip[p] = true
+	}
+	opt := traverse.Options{MaxVisited: maxVisited}
+	if len(only) > 0 || len(skip) > 0 {
+		opt.Follow = func(e athar.Edge) bool {
+			return (len(only) == 0 || only[e.Predicate]) && !skip[e.Predicate]
+		}
+	}
+	return opt, nil
+}
+
+// subgraph loads the nodes of sg; edges whose ends the graph does not define are dropped.
+func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*model.Subgraph, error) {
+	es, err := r.entities(ctx, sg.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.Subgraph{Nodes: []model.Entity{}, Edges: []*model.Edge{}, Truncated: sg.Truncated}
+	defined := map[athar.ID]bool{}
+	for i, e := range es {
+		if e != nil {
+			defined[sg.Nodes[i]] = true
+			out.Nodes = append(out.Nodes, e)
+		}
+	}
+	for _, e := range sg.Edges {
+		if defined[e.Source] && defined[e.Target] {
+			out.Edges = append(out.Edges, &model.Edge{E: e})
+		}
+	}
+	return out, nil
+}
+
+func (r *queryResolver) Timeline(ctx context.Context) ([]*model.Event, error) {
+	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
+	if err != nil {
+		return nil, err
+	}
+	byPredicate := map[string][]*athar.Claim{}
+	for _, p := range timelinePredicates {
+		if byPredicate[p], err = r.store.FindClaims(ctx, athar.ClaimFilter{Predicate: p}); err != nil {
+			return nil, err
+		}
+	}
+	order := chronology(events, byPredicate)
+	es, err := r.entities(ctx, order)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Event, 0, len(es))
+	for _, e := range es {
+		if ev, ok := e.(*model.Event); ok {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+func (r *queryResolver) Predicates(ctx context.Context) ([]*model.Predicate, error) {
+	out := make([]*model.Predicate, len(r.vocab.Predicates))
+	for i, p := range r.vocab.Predicates {
+		out[i] = predicate(p)
+	}
+	return out, nil
+}
+
+func (r *queryResolver) Predicate(ctx context.Context, name string) (*model.Predicate, error) {
+	p, ok := r.vocab.Predicate(name)
+	if !ok {
+		return nil, nil
+	}
+	return predicate(p), nil
+}
+
+func predicate(p *athar.Predicate) *model.Predicate {
+	out := &model.Predicate{
+		Name: p.Name, Description: p.Description, Single: p.Single, Symmetric: p.Symmetric,
+		Domain: typeNames(p.Domain), Range: typeNames(p.Range), Align: append([]string{}, p.Align...),
+	}
+	if p.Literal != "" {
+		l := p.Literal
+		out.Literal = &l
+	}
+	if p.Inverse != "" {
+		inv := p.Inverse
+		out.Inverse = &inv
+	}
+	return out
+}
+
+func typeNames(ts []athar.EntityType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
+}
+
+func (r *queryResolver) Entities(ctx context.Context, typ *string, first *int, after *string) (*model.EntityConnection, error) {
+	var t athar.EntityType
+	if typ != nil && *typ != "" {
+		t = athar.EntityType(*typ)
+		if !t.Valid() {
+			return nil, athar.Errorf(athar.Invalid, "type: unknown entity type %q: expected one of %s", *typ, strings.Join(typeNames(athar.EntityTypes()), ", "))
+		}
+	}
+	ids, err := r.store.EntityIDs(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	key := func(i int) string { return string(ids[i]) }
+	w, err := paginate(len(ids), key, first, after)
+	if err != nil {
+		return nil, err
+	}
+	es, err := r.entities(ctx, ids[w.from:w.to])
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.EntityConnection{Edges: []*model.EntityEdge{}, Nodes: []model.Entity{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
+	for i, e := range es {
+		if e == nil {
+			continue
+		}
+		conn.Edges = append(conn.Edges, &model.EntityEdge{Cursor: encodeCursor(key(w.from + i)), Node: e})
+		conn.Nodes = append(conn.Nodes, e)
+	}
+	return conn, nil
+}
+
+type mutationResolver struct{ *Resolver }
+
+// documentSource names API input in validation problems.
+const documentSource = "document"
+
+func (r *mutationResolver) ImportNarration(ctx context.Context, document string) (*model.ImportResult, error) {
+	d, err := narration.Parse(documentSource, []byte(document))
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.write.Import(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.narration(ctx, res.Narration)
+	if err == nil && n == nil {
+		err = errors.New("the imported narration cannot be read back")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &model.ImportResult{
+		Narration: n, ClaimsAdded: res.ClaimsAdded, EntitiesAdded: res.EntitiesAdded,
+		Changed: res.Changed, QuadsAdded: res.QuadsAdded, QuadsRemoved: res.QuadsRemoved,
+	}, nil
+}
+
+func (r *mutationResolver) DeleteNarration(ctx context.Context, id string) (bool, error) {
+	nid, err := parseNarrationID("id", id)
+	if err != nil {
+		return false, err
+	}
+	if err := r.write.Delete(ctx, nid); err != nil {
+		return false, err
+	}
+	return true, nil
+}

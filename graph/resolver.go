@@ -1,0 +1,237 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/athar-hadith/athar/graph/generated"
+	"github.com/athar-hadith/athar/graph/model"
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/search"
+)
+
+// reader is what the resolvers read the graph through; athar.Store satisfies it.
+type reader interface {
+	Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, error)
+	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
+	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
+	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
+	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
+	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
+}
+
+// writer is the write path the mutations use; *narration.Importer satisfies it.
+type writer interface {
+	Import(ctx context.Context, d *narration.Document) (narration.Result, error)
+	Delete(ctx context.Context, id athar.ID) error
+}
+
+// finder finds entities by name; *search.Index satisfies it.
+type finder interface {
+	Search(text string, first int) []search.Hit
+}
+
+// Resolver is the root of the resolvers. It holds no request state: per-request loaders
+// travel in the context.
+type Resolver struct {
+	store reader
+	write writer
+	vocab *athar.Vocabulary
+	index finder
+}
+
+// Query returns the Query resolver.
+func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
+
+// Mutation returns the Mutation resolver.
+func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
+
+// Claim returns the Claim resolver.
+func (r *Resolver) Claim() generated.ClaimResolver { return &claimResolver{r} }
+
+// Attestation returns the Attestation resolver.
+func (r *Resolver) Attestation() generated.AttestationResolver { return &attestationResolver{r} }
+
+// Relation returns the Relation resolver.
+func (r *Resolver) Relation() generated.RelationResolver { return &relationResolver{r} }
+
+// Edge returns the Edge resolver.
+func (r *Resolver) Edge() generated.EdgeResolver { return &edgeResolver{r} }
+
+type claimResolver struct{ *Resolver }
+
+func (r *claimResolver) Subject(ctx context.Context, obj *model.Claim) (model.Entity, error) {
+	return r.mustEntity(ctx, obj.C.Subject)
+}
+
+func (r *claimResolver) Object(ctx context.Context, obj *model.Claim) (model.Entity, error) {
+	if obj.C.Object == "" {
+		return nil, nil // a literal-valued claim: value is set instead
+	}
+	return r.mustEntity(ctx, obj.C.Object)
+}
+
+type attestationResolver struct{ *Resolver }
+
+func (r *attestationResolver) Narration(ctx context.Context, obj *model.Attestation) (*model.Narration, error) {
+	n, err := r.narration(ctx, obj.A.Narration)
+	if err == nil && n == nil {
+		err = fmt.Errorf("attestation %s: narration %s is not in the graph", obj.A.ID, obj.A.Narration)
+	}
+	return n, err
+}
+
+type relationResolver struct{ *Resolver }
+
+func (r *relationResolver) Entity(ctx context.Context, obj *model.Relation) (model.Entity, error) {
+	if obj.Other == "" {
+		return nil, nil // a literal-valued claim: value is set instead
+	}
+	return r.mustEntity(ctx, obj.Other)
+}
+
+type edgeResolver struct{ *Resolver }
+
+func (r *edgeResolver) Claim(ctx context.Context, obj *model.Edge) (*model.Claim, error) {
+	id := athar.ClaimID(obj.E.Source, obj.E.Predicate, athar.IRITerm(obj.E.Target.IRI()))
+	c, err := r.loaders(ctx).claim.Load(ctx, id)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return &model.Claim{C: c}, nil
+}
+
+// entity returns the entity with the given id, or nil when the graph does not define it.
+// A verse the graph does not know yet is still returned: every verse of the Qur'an exists.
+func (r *Resolver) entity(ctx context.Context, id athar.ID) (model.Entity, error) {
+	es, err := r.entities(ctx, []athar.ID{id})
+	if err != nil {
+		return nil, err
+	}
+	return es[0], nil
+}
+
+// entities returns the entities with the given ids, in order, nil where undefined. Ids of
+// every kind are loaded together, so that a list costs one Entities and one Narrations
+// call.
+func (r *Resolver) entities(ctx context.Context, ids []athar.ID) ([]model.Entity, error) {
+	l := r.loaders(ctx)
+	var plain, narrations []athar.ID
+	for _, id := range ids {
+		if id.Prefix() == athar.TypeNarration.Prefix() {
+			narrations = append(narrations, id)
+		} else {
+			plain = append(plain, id)
+		}
+	}
+	entityThunk := l.entity.LoadAllThunk(ctx, plain)
+	narrationThunk := l.narration.LoadAllThunk(ctx, narrations)
+	es, err := entityThunk()
+	if err != nil {
+		return nil, err
+	}
+	ns, err := narrationThunk()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Entity, len(ids))
+	for i, id := range ids {
+		if id.Prefix() == athar.TypeNarration.Prefix() {
+			n := ns[0]
+			ns = ns[1:]
+			if n != nil {
+				out[i] = &model.Narration{N: n}
+			}
+			continue
+		}
+		e := es[0]
+		es = es[1:]
+		switch {
+		case e != nil:
+			out[i] = model.NewEntity(e)
+		case id.Prefix() == athar.TypeVerse.Prefix():
+			if v, err := athar.ParseVerseRef(id.Local()); err == nil {
+				out[i] = model.NewVerse(v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// mustEntity is entity for ids the graph refers to (a claim's subject): their absence is
+// a broken graph, not a missing answer.
+func (r *Resolver) mustEntity(ctx context.Context, id athar.ID) (model.Entity, error) {
+	e, err := r.entity(ctx, id)
+	if err == nil && e == nil {
+		err = fmt.Errorf("entity %s is referred to but not defined", id)
+	}
+	return e, err
+}
+
+// narration returns the narration, or nil when absent.
+func (r *Resolver) narration(ctx context.Context, id athar.ID) (*model.Narration, error) {
+	n, err := r.loaders(ctx).narration.Load(ctx, id)
+	if err != nil || n == nil {
+		return nil, err
+	}
+	return &model.Narration{N: n}, nil
+}
+
+func (r *Resolver) narrations(ctx context.Context, ids []athar.ID) ([]*model.Narration, error) {
+	ns, err := r.loaders(ctx).narration.LoadAll(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Narration, 0, len(ns))
+	for _, n := range ns {
+		if n != nil {
+			out = append(out, &model.Narration{N: n})
+		}
+	}
+	return out, nil
+}
+
+func (r *Resolver) persons(ctx context.Context, ids []athar.ID) ([]*model.Person, error) {
+	es, err := r.entities(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Person, 0, len(es))
+	for i, e := range es {
+		p, ok := e.(*model.Person)
+		if !ok {
+			return nil, fmt.Errorf("%s is not a defined person", ids[i])
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// parseID checks an entity id given as an argument. Verse ids must name a verse that
+// exists.
+func parseID(arg, s string) (athar.ID, error) {
+	id, _, err := athar.ParseEntityID(strings.TrimSpace(s))
+	if err != nil {
+		return "", athar.Errorf(athar.Invalid, "%s: %v", arg, err)
+	}
+	return id, nil
+}
+
+// parseNarrationID checks a narration id given as an argument.
+func parseNarrationID(arg, s string) (athar.ID, error) {
+	id, err := parseID(arg, s)
+	if err == nil && id.Prefix() != athar.TypeNarration.Prefix() {
+		err = athar.Errorf(athar.Invalid, "%s: %q is not a narration id (expected narration:...)", arg, s)
+	}
+	return id, err
+}
+
+// checkPredicate checks a predicate name given as an argument against the vocabulary.
+func (r *Resolver) checkPredicate(arg, name string) error {
+	if _, ok := r.vocab.Predicate(name); !ok {
+		return athar.Errorf(athar.Invalid, "%s: unknown predicate %q: expected one of %s", arg, name, strings.Join(r.vocab.Names(), ", "))
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+// Package export writes the graph, or the neighbourhood of one entity, in the formats
+// visualisation and linked-data tools load: Cytoscape.js elements JSON, GraphML, GEXF 1.3,
+// JSON-LD (one named graph per narration) and N-Quads.
+//
+// Select chooses what to export; Write encodes it. The encoders are pure functions of the
+// Subgraph: they stream to an io.Writer, keep the first write error (later writes do
+// nothing), and give the same bytes for the same subgraph. The graph formats (cytoscape,
+// graphml, gexf) carry entities and relations; the RDF formats (jsonld, nquads) carry the
+// quads with their provenance, and describe the same selection (see Subgraph).
+//
+// N-Quads bytes come from the store package's writer (the only one that imports Cayley),
+// which the caller passes to Write.
+package export
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// The formats, by the names users give them.
+const (
+	Cytoscape = "cytoscape"
+	GraphML   = "graphml"
+	GEXF      = "gexf"
+	JSONLD    = "jsonld"
+	NQuads    = "nquads"
+)
+
+type format struct {
+	name        string
+	contentType string
+	extension   string
+	write       func(io.Writer, *Subgraph) error // nil for nquads, which the caller supplies
+}
+
+// formats is the registry, in the order Formats lists it. It is never modified.
+var formats = []format{
+	{Cytoscape, "application/json", ".cyjs", WriteCytoscape},
+	{GraphML, "application/graphml+xml", ".graphml", WriteGraphML},
+	{GEXF, "application/gexf+xml", ".gexf", WriteGEXF},
+	{JSONLD, "application/ld+json", ".jsonld", WriteJSONLD},
+	{NQuads, "application/n-quads", ".nq", nil},
+}
+
+func lookup(name string) (format, bool) {
+	for _, f := range formats {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return format{}, false
+}
+
+// Formats returns the names of the supported formats.
+func Formats() []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f.name
+	}
+	return out
+}
+
+// ContentType returns the media type to serve a format with, "" for an unknown format.
+func ContentType(format string) string {
+	f, _ := lookup(format)
+	return f.contentType
+}
+
+// Extension returns the file name extension for a format (with its dot, e.g. ".gexf"),
+// "" for an unknown format.
+func Extension(format string) string {
+	f, _ := lookup(format)
+	return f.extension
+}
+
+// Write encodes sg to w in the named format. nquads writes quads as N-Quads, in the order
+// given (it is only called for the nquads format; the JSON-LD encoder does not need it).
+//
+// An unknown format is an *athar.Error with code Invalid naming the supported formats,
+// returned before anything is written. Write errors are returned as they are.
+func Write(w io.Writer, format string, sg *Subgraph, nquads func(io.Writer, []athar.Quad) error) error {
+	f, ok := lookup(format)
+	if !ok {
+		return &athar.Error{Code: athar.Invalid, Op: "export",
+			Msg: fmt.Sprintf("unknown format %q: expected one of %s", format, strings.Join(Formats(), ", "))}
+	}
+	if f.write != nil {
+		return f.write(w, sg)
+	}
+	if nquads == nil {
+		return &athar.Error{Code: athar.Internal, Op: "export", Msg: "no N-Quads writer given"}
+	}
+	return nquads(w, sg.Quads)
+}

@@ -1,0 +1,128 @@
+package export_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/schema"
+	"github.com/athar-hadith/athar/seeds"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
+
+// seeded returns a memory store holding every seed narration.
+func seeded(t *testing.T) *cayleystore.Store {
+	t.Helper()
+	return storeWith(t, seeds.Files())
+}
+
+// fixture returns a memory store holding the made-up narrations testdata/fixture-*.yaml.
+func fixture(t *testing.T) *cayleystore.Store {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "fixture-*.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no testdata/fixture-*.yaml: %v", err)
+	}
+	var files []seeds.File
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, seeds.File{Name: p, Data: data})
+	}
+	return storeWith(t, files)
+}
+
+// storeWith returns a memory store holding the documents, imported in dependency order.
+func storeWith(t *testing.T, files []seeds.File) *cayleystore.Store {
+	t.Helper()
+	st, err := cayleystore.Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var docs []*narration.Document
+	for _, f := range files {
+		d, err := narration.Parse(f.Name, f.Data)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		docs = append(docs, d)
+	}
+	im := narration.NewImporter(st, schema.Vocabulary())
+	for _, d := range narration.Order(docs) {
+		if _, err := im.Import(context.Background(), d); err != nil {
+			t.Fatalf("%s: %v", d.Source, err)
+		}
+	}
+	return st
+}
+
+// writeNQuads is the N-Quads writer the CLI and the HTTP handler pass to export.Write.
+func writeNQuads(w io.Writer, qs []athar.Quad) error {
+	enc := cayleystore.NewNQuadsWriter(w)
+	for _, q := range qs {
+		if err := enc.Write(q); err != nil {
+			break // sticky: Close returns it
+		}
+	}
+	return enc.Close()
+}
+
+// golden compares got with testdata/name, or rewrites the file under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\n%s", path, firstDiff(want, got))
+	}
+}
+
+// firstDiff shows the first line where got departs from want.
+func firstDiff(want, got []byte) string {
+	wl, gl := bytes.Split(want, []byte("\n")), bytes.Split(got, []byte("\n"))
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g []byte
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if !bytes.Equal(w, g) {
+			return "line " + itoa(i+1) + ":\n  want: " + string(w) + "\n  got:  " + string(g)
+		}
+	}
+	return ""
+}
+
+func itoa(n int) string { return string(appendInt(nil, n)) }
+
+func appendInt(b []byte, n int) []byte {
+	if n >= 10 {
+		b = appendInt(b, n/10)
+	}
+	return append(b, byte('0'+n%10))
+}
+
+func sortStrings(ss []string) { sort.Strings(ss) }

@@ -1,0 +1,111 @@
+package narration
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// BatchResult is the outcome of one document of a batch: its result, or why it was refused.
+type BatchResult struct {
+	Result
+	Err error
+}
+
+// ImportBatch imports documents as Import does, but writes all the new narrations among
+// them in one transaction, which is what makes bulk loads fast (one commit instead of one
+// per narration). Each document is still all or nothing: a refused document is left out
+// of the transaction, and documents later in the batch may use the entities earlier ones
+// define. Documents whose narration is already stored (replacements) and repeated ids go
+// through Import one by one. If the shared transaction fails, every document in it is
+// reported with that error and none is stored.
+func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchResult {
+	out := make([]BatchResult, len(docs))
+	var later []int
+	func() {
+		im.mu.Lock()
+		defer im.mu.Unlock()
+		overlay := &pendingGraph{base: im.store, defs: map[athar.ID][]athar.ID{}}
+		seen := map[string]bool{}
+		var css []athar.Changeset
+		var members []int
+		for i, d := range docs {
+			if seen[d.Narration.ID] {
+				later = append(later, i)
+				continue
+			}
+			seen[d.Narration.ID] = true
+			c, err := Validate(ctx, d, im.vocab, overlay)
+			if err != nil {
+				out[i].Err = err
+				continue
+			}
+			have, err := im.store.NarrationQuads(ctx, c.ID)
+			if err != nil {
+				out[i].Err = fmt.Errorf("import %s: %w", c.ID, err)
+				continue
+			}
+			if len(have) > 0 {
+				later = append(later, i) // a replacement: checked and applied on its own
+				continue
+			}
+			want := Compile(c)
+			defs := definedEntities(want)
+			before, err := overlay.DefinedBy(ctx, defs)
+			if err != nil {
+				out[i].Err = fmt.Errorf("import %s: %w", c.ID, err)
+				continue
+			}
+			res := Result{Narration: c.ID, Changed: true, QuadsAdded: len(want), ClaimsAdded: len(typed(want, athar.ClassClaim))}
+			for _, id := range defs {
+				if len(before[id]) == 0 {
+					res.EntitiesAdded++
+				}
+				overlay.defs[id] = append(overlay.defs[id], c.ID)
+			}
+			out[i].Result = res
+			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
+			members = append(members, i)
+		}
+		if len(css) == 0 {
+			return
+		}
+		if err := im.store.Apply(ctx, css...); err != nil {
+			for _, i := range members {
+				out[i] = BatchResult{Err: fmt.Errorf("import %s: %w", docs[i].Narration.ID, err)}
+			}
+			return
+		}
+		if im.OnChange != nil {
+			for _, cs := range css {
+				im.OnChange(cs)
+			}
+		}
+	}()
+	for _, i := range later {
+		r, err := im.Import(ctx, docs[i])
+		out[i] = BatchResult{Result: r, Err: err}
+	}
+	return out
+}
+
+// pendingGraph answers DefinedBy from the store plus the definitions of documents accepted
+// earlier in the same batch.
+type pendingGraph struct {
+	base Graph
+	defs map[athar.ID][]athar.ID
+}
+
+func (p *pendingGraph) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
+	m, err := p.base.DefinedBy(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if d, ok := p.defs[id]; ok {
+			m[id] = append(append([]athar.ID(nil), m[id]...), d...)
+		}
+	}
+	return m, nil
+}
