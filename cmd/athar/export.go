@@ -3,31 +3,49 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/export"
+	"github.com/athar-hadith/athar/schema"
 )
 
 func cmdExport(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "export", "[flags]", `Write the graph to standard output. N-Quads use absolute IRIs under `+athar.Base+`;
-each quad's graph label is the narration that asserts it. The output is sorted, so the same
-graph always exports to the same bytes, and 'athar load' of it restores the graph exactly.`)
+	fs := newFlags(e, "export", "[flags]", `Write the graph, or the neighbourhood of one entity, to standard output.
+
+Formats: `+strings.Join(export.Formats(), ", ")+`.
+N-Quads use absolute IRIs under `+athar.Base+`; each quad's graph label is the narration
+that asserts it. The output is sorted, so the same graph always exports to the same bytes,
+and 'athar load' of a whole-graph N-Quads export restores the graph exactly. JSON-LD has one
+named graph per narration and expands to exactly the N-Quads of the same selection.
+docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	store := storeFlag(fs, e)
-	format := fs.String("format", "nquads", "output format: nquads")
-	only := fs.String("narration", "", "export only what this narration asserts (e.g. narration:ahmad-208)")
+	format := fs.String("format", "nquads", "output format: "+strings.Join(export.Formats(), ", "))
+	only := fs.String("narration", "", "nquads only: export exactly what this narration asserts (e.g. narration:ahmad-208)")
+	root := fs.String("root", "", "export the neighbourhood of this entity (e.g. event:badr) instead of the whole graph")
+	depth := fs.Int("depth", export.DefaultDepth, fmt.Sprintf("with --root: how many steps out to go (1 to %d)", export.MaxDepth))
+	preds := fs.String("predicates", "", "comma-separated predicates to keep (default: all)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *format != "nquads" {
-		return usageError("export: unknown format %q (supported: nquads)", *format)
+	if export.ContentType(*format) == "" {
+		return usageError("export: unknown format %q (supported: %s)", *format, strings.Join(export.Formats(), ", "))
+	}
+	predicates, err := export.ParsePredicates(schema.Vocabulary(), *preds)
+	if err != nil {
+		return usageError("export: %v", err)
+	}
+	if *only != "" && (*format != export.NQuads || *root != "" || len(predicates) > 0) {
+		return usageError("export: --narration goes with --format nquads alone")
 	}
 	st, err := cayleystore.Open(*store, cliLogger(e))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	w := cayleystore.NewNQuadsWriter(e.stdout)
-	if *only != "" {
+	switch {
+	case *only != "":
 		id := athar.ID(*only)
 		if id.Prefix() != athar.TypeNarration.Prefix() {
 			return usageError("export: --narration needs a narration id, e.g. narration:ahmad-208")
@@ -39,13 +57,18 @@ graph always exports to the same bytes, and 'athar load' of it restores the grap
 		if len(qs) == 0 {
 			return athar.Errorf(athar.NotFound, "export: no narration %s in the store", id)
 		}
-		for _, q := range qs {
-			if err := w.Write(q); err != nil {
-				break
-			}
+		return cayleystore.WriteNQuads(e.stdout, qs)
+	case *format == export.NQuads && *root == "" && len(predicates) == 0:
+		// The whole graph streams straight from the store.
+		w := cayleystore.NewNQuadsWriter(e.stdout)
+		if err := st.Quads(ctx, w.Write); err != nil {
+			return fmt.Errorf("export: %w", err)
 		}
-	} else if err := st.Quads(ctx, w.Write); err != nil {
+		return w.Close()
+	}
+	sg, err := export.Select(ctx, st, export.Options{Root: athar.ID(*root), Depth: *depth, Predicates: predicates})
+	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return w.Close()
+	return export.Write(e.stdout, *format, sg, cayleystore.WriteNQuads)
 }

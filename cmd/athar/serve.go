@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/httpserver"
+	"github.com/athar-hadith/athar/schema"
 )
 
 func cmdServe(ctx context.Context, e env, args []string) error {
@@ -49,7 +51,13 @@ An empty store is loaded with the embedded seeds first. SIGINT or SIGTERM stops 
 	if err != nil {
 		return err
 	}
-	h := httpserver.New(httpserver.Config{GraphQL: gql, Logger: logger})
+	h := httpserver.New(httpserver.Config{
+		GraphQL: gql,
+		Store:   st,
+		Vocab:   schema.Vocabulary(),
+		NQuads:  cayleystore.WriteNQuads,
+		Logger:  logger,
+	})
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -58,3 +58,14 @@ func ReadNQuads(r io.Reader) ([]athar.Quad, error) {
 		out = append(out, fromQuad(q))
 	}
 }
+
+// WriteNQuads writes qs to w as N-Quads, in the given order.
+func WriteNQuads(w io.Writer, qs []athar.Quad) error {
+	enc := NewNQuadsWriter(w)
+	for _, q := range qs {
+		if err := enc.Write(q); err != nil {
+			break
+		}
+	}
+	return enc.Close()
+}

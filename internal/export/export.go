@@ -95,3 +95,23 @@ func Write(w io.Writer, format string, sg *Subgraph, nquads func(io.Writer, []at
 	}
 	return nquads(w, sg.Quads)
 }
+
+// ParsePredicates splits a comma-separated list of predicate names and checks each against
+// the vocabulary; unknown names are an Invalid error naming them. Empty input means all.
+func ParsePredicates(vocab *athar.Vocabulary, list string) ([]string, error) {
+	var out, unknown []string
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if _, ok := vocab.Predicate(p); !ok {
+			unknown = append(unknown, p)
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(unknown) > 0 {
+		return nil, athar.Errorf(athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@
 package httpserver
 
 import (
+	"io"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,11 +13,17 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/athar-hadith/athar/internal/athar"
 )
 
 // Config holds what the server serves and its limits.
 type Config struct {
 	GraphQL http.Handler // serves POST and GET /graphql
+	// Store, Vocab and NQuads serve /export/{format}; without a Store there is no export.
+	Store  athar.Store
+	Vocab  *athar.Vocabulary
+	NQuads func(io.Writer, []athar.Quad) error
 	Logger  *slog.Logger
 	// Ready reports whether the server can take traffic (nil: always ready).
 	Ready func() error
@@ -86,12 +93,20 @@ func accessLog(l *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
-		l.LogAttrs(c.Request.Context(), slog.LevelInfo, "request",
+		attrs := []slog.Attr{
 			slog.String("request_id", c.GetString("request_id")),
 			slog.String("method", c.Request.Method),
 			slog.String("path", c.Request.URL.Path),
 			slog.Int("status", c.Writer.Status()),
-			slog.Duration("duration", time.Since(start)))
+			slog.Duration("duration", time.Since(start)),
+		}
+		level := slog.LevelInfo
+		if len(c.Errors) > 0 {
+			// Internal errors the client was not shown are logged here, once.
+			level = slog.LevelError
+			attrs = append(attrs, slog.String("error", c.Errors.String()))
+		}
+		l.LogAttrs(c.Request.Context(), level, "request", attrs...)
 	}
 }
 
