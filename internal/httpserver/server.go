@@ -3,10 +3,10 @@
 package httpserver
 
 import (
-	"io"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -24,7 +24,7 @@ type Config struct {
 	Store  athar.Store
 	Vocab  *athar.Vocabulary
 	NQuads func(io.Writer, []athar.Quad) error
-	Logger  *slog.Logger
+	Logger *slog.Logger
 	// Ready reports whether the server can take traffic (nil: always ready).
 	Ready func() error
 	// MaxBodyBytes limits request bodies (default 8 MiB); larger ones get 413.
