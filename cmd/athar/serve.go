@@ -7,33 +7,42 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/httpserver"
+	"github.com/athar-hadith/athar/internal/metrics"
+	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 )
 
 func cmdServe(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "serve", "[flags]", `Run the HTTP server: GraphQL at /graphql (POST; GET for queries), /healthz and /readyz.
-An empty store is loaded with the embedded seeds first. SIGINT or SIGTERM stops it gracefully.`)
+Also /export/{format} (see docs/exports.md) and Prometheus metrics at /metrics. An empty store
+is loaded with the embedded seeds first. SIGINT or SIGTERM stops it gracefully: in-flight
+requests finish (up to 10 s), then the store is closed.`)
 	store := storeFlag(fs, e)
 	defAddr := e.getenv("ATHAR_ADDR")
 	if defAddr == "" {
 		defAddr = ":8080"
 	}
 	addr := fs.String("addr", defAddr, "listen address (env ATHAR_ADDR)")
+	corsList := fs.String("cors", e.getenv("ATHAR_CORS_ORIGINS"), "comma-separated origins allowed to call the API from browsers, or * (env ATHAR_CORS_ORIGINS; default: same origin only)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-	st, im, err := openGraph(*store, logger)
+	raw, err := cayleystore.Open(*store, logger)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer raw.Close()
+	m := metrics.New()
+	st := m.Store(raw)
+	im := narration.NewImporter(st, schema.Vocabulary())
 
 	narrations, err := st.EntityIDs(ctx, athar.TypeNarration)
 	if err != nil {
@@ -52,11 +61,13 @@ An empty store is loaded with the embedded seeds first. SIGINT or SIGTERM stops 
 		return err
 	}
 	h := httpserver.New(httpserver.Config{
-		GraphQL: gql,
-		Store:   st,
-		Vocab:   schema.Vocabulary(),
-		NQuads:  cayleystore.WriteNQuads,
-		Logger:  logger,
+		GraphQL:     gql,
+		Store:       st,
+		Vocab:       schema.Vocabulary(),
+		NQuads:      cayleystore.WriteNQuads,
+		Logger:      logger,
+		Metrics:     m,
+		CORSOrigins: splitList(*corsList),
 	})
 
 	ln, err := net.Listen("tcp", *addr)
@@ -82,4 +93,15 @@ An empty store is loaded with the embedded seeds first. SIGINT or SIGTERM stops 
 		return err
 	}
 	return nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }

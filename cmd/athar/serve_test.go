@@ -243,3 +243,39 @@ func TestServeLimits(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+func TestServeMetricsAndCORS(t *testing.T) {
+	env := storeEnv(t)
+	env["ATHAR_CORS_ORIGINS"] = "https://explorer.example"
+	base, stop := startServer(t, env)
+	defer stop()
+	postGraphQL(t, base, "", `{ entity(id: "event:badr") { name } }`, nil)
+
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`athar_http_requests_total{code="200",method="POST",route="/graphql"}`, `athar_store_operations_total{op="entities",result="ok"}`, "go_goroutines"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	for origin, allowed := range map[string]bool{"https://explorer.example": true, "https://evil.example": false} {
+		req, _ := http.NewRequest(http.MethodOptions, base+"/graphql", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization,content-type") // as browsers send it: sorted, lower case
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("Access-Control-Allow-Origin")
+		if allowed && got != origin || !allowed && got != "" {
+			t.Errorf("preflight from %s: Access-Control-Allow-Origin %q", origin, got)
+		}
+	}
+}

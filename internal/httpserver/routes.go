@@ -25,6 +25,9 @@ func addRoutes(r *gin.Engine, cfg Config) {
 		}
 		c.JSON(http.StatusOK, gin.H{"status": "ready"})
 	})
+	if cfg.Metrics != nil {
+		r.GET("/metrics", gin.WrapH(cfg.Metrics.Handler()))
+	}
 	if cfg.Store != nil {
 		r.GET("/export/:format", exportHandler(cfg))
 	}

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/rs/cors"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/metrics"
 )
 
 // Config holds what the server serves and its limits.
@@ -31,6 +33,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// RequestTimeout bounds each request's context (default 30s).
 	RequestTimeout time.Duration
+	// Metrics, when set, records every request and is served at /metrics.
+	Metrics *metrics.Metrics
+	// CORSOrigins lists the origins allowed to call the API from a browser ("*" for any).
+	// Empty means same origin only: no CORS headers are sent.
+	CORSOrigins []string
 }
 
 var ginMode sync.Once
@@ -49,9 +56,18 @@ func New(cfg Config) http.Handler {
 	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
-	r.Use(requestID(), recovery(cfg.Logger), accessLog(cfg.Logger), bodyLimit(cfg.MaxBodyBytes))
+	r.Use(requestID(), recovery(cfg.Logger), accessLog(cfg.Logger, cfg.Metrics), bodyLimit(cfg.MaxBodyBytes))
 	addRoutes(r, cfg)
-	return r
+	if len(cfg.CORSOrigins) == 0 {
+		return r
+	}
+	return cors.New(cors.Options{
+		AllowedOrigins: cfg.CORSOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost},
+		AllowedHeaders: []string{"Content-Type", "Authorization"},
+		ExposedHeaders: []string{"X-Request-Id"},
+		MaxAge:         600,
+	}).Handler(r)
 }
 
 // NewServer wraps h in an http.Server with read, write and idle timeouts.
@@ -89,10 +105,13 @@ func requestID() gin.HandlerFunc {
 	}
 }
 
-func accessLog(l *slog.Logger) gin.HandlerFunc {
+func accessLog(l *slog.Logger, m *metrics.Metrics) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
+		if m != nil {
+			m.ObserveRequest(c.FullPath(), c.Request.Method, c.Writer.Status(), time.Since(start))
+		}
 		attrs := []slog.Attr{
 			slog.String("request_id", c.GetString("request_id")),
 			slog.String("method", c.Request.Method),
