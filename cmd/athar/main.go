@@ -74,6 +74,8 @@ func commands() []command {
 		{"validate", "check narration documents without touching any store", cmdValidate},
 		{"export", "write the graph (or one narration) as N-Quads to stdout", cmdExport},
 		{"delete", "remove a narration and everything it asserted", cmdDelete},
+		{"backup", "write the whole store as compressed N-Quads (lossless)", cmdBackup},
+		{"restore", "restore a backup into an empty store (or --replace)", cmdRestore},
 		{"gen", "write a synthetic corpus of narration documents (for load tests and benchmarks)", cmdGen},
 	}
 }
