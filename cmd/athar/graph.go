@@ -121,13 +121,23 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// batchSize is how many new narrations one transaction of a load holds.
-const batchSize = 256
+// defaultBatch is how many new narrations one transaction of a load holds.
+const defaultBatch = 256
 
 // load imports every source: documents in dependency order, new narrations in batches of one transaction each (every document still all or nothing), then
 // N-Quads files. It reports each refusal to errOut and returns the totals; a refused
 // document never stops the others.
-func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.Writer) loadStats {
+// loadOptions tune a load.
+type loadOptions struct {
+	batch   int  // new narrations per transaction; 0 means defaultBatch
+	verbose bool // report each committed batch on errOut
+}
+
+func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.Writer, opts loadOptions) loadStats {
+	batchSize := opts.batch
+	if batchSize < 1 {
+		batchSize = defaultBatch
+	}
 	var st loadStats
 	var docs []*narration.Document
 	var nq []source
@@ -175,6 +185,9 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 			_ = bar.Add(n)
 		}
 		ordered = ordered[n:]
+		if opts.verbose {
+			fmt.Fprintf(errOut, "committed %d of %d documents\n", len(docs)-len(ordered), len(docs))
+		}
 	}
 	if bar != nil {
 		_ = bar.Finish()

@@ -19,7 +19,7 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return loadInto(ctx, e, *store, seedSources())
+	return loadInto(ctx, e, *store, seedSources(), loadOptions{})
 }
 
 func cmdLoad(ctx context.Context, e env, args []string) error {
@@ -30,6 +30,9 @@ still imported. Documents are imported after the documents defining the ids they
 Importing an unchanged document changes nothing; a changed one replaces exactly what its
 narration asserted before. PATH "-" reads one document from standard input.`)
 	store := storeFlag(fs, e)
+	var opts loadOptions
+	fs.IntVar(&opts.batch, "batch", defaultBatch, "new narrations per transaction (each narration is all or nothing either way)")
+	fs.BoolVar(&opts.verbose, "v", false, "report each committed batch on standard error")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,17 +44,17 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	return loadInto(ctx, e, *store, srcs)
+	return loadInto(ctx, e, *store, srcs, opts)
 }
 
-func loadInto(ctx context.Context, e env, spec string, srcs []source) error {
+func loadInto(ctx context.Context, e env, spec string, srcs []source, opts loadOptions) error {
 	st, im, err := openGraph(spec, cliLogger(e))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	start := time.Now()
-	stats := load(ctx, im, srcs, e.stderr)
+	stats := load(ctx, im, srcs, e.stderr, opts)
 	fmt.Fprintf(e.stdout, "%s in %s\n", stats, time.Since(start).Round(time.Millisecond))
 	if stats.refused > 0 {
 		return exitError{code: 1, msg: fmt.Sprintf("%d document(s) refused", stats.refused)}
@@ -81,11 +84,11 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 	}
 	defer st.Close()
 	if !*bare {
-		if s := load(ctx, im, seedSources(), e.stderr); s.refused > 0 {
+		if s := load(ctx, im, seedSources(), e.stderr, loadOptions{}); s.refused > 0 {
 			return fmt.Errorf("validate: the embedded seeds are invalid")
 		}
 	}
-	stats := load(ctx, im, srcs, e.stderr)
+	stats := load(ctx, im, srcs, e.stderr, loadOptions{})
 	valid := stats.documents - stats.refused
 	fmt.Fprintf(e.stdout, "%d document(s) valid, %d invalid\n", valid, stats.refused)
 	if stats.refused > 0 {
