@@ -49,7 +49,7 @@ requests finish (up to 10 s), then the store is closed.`)
 		return err
 	}
 	if len(narrations) == 0 {
-		stats := load(ctx, im, seedSources(), e.stderr)
+		stats := load(ctx, im, seedSources(), e.stderr, loadOptions{})
 		if stats.refused > 0 {
 			return errors.New("serve: the embedded seeds were refused")
 		}
