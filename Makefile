@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test serve build generate check-generated lint
+.PHONY: test serve build generate check-generated lint fuzz
 
 ## test: every test, with the race detector
 test:
@@ -29,3 +29,11 @@ check-generated: generate
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed" >&2; exit 1)
 	$(GO) vet ./...
+
+## fuzz: run every fuzz target for FUZZTIME each (CI: 10s); failing inputs land in testdata/fuzz
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/narration
+	$(GO) test -run '^$$' -fuzz '^FuzzParseVerseRange$$' -fuzztime $(FUZZTIME) ./internal/athar
+	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./internal/search
+	$(GO) test -run '^$$' -fuzz '^FuzzVariables$$' -fuzztime $(FUZZTIME) ./graph
