@@ -121,18 +121,19 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// defaultBatch is how many new narrations one transaction of a load holds.
-const defaultBatch = 256
+// defaultBatch is how many documents a load hands the importer at a time; the importer
+// commits them in transactions of about 10,000 quads.
+const defaultBatch = 1000
 
-// load imports every source: documents in dependency order, new narrations in batches of one transaction each (every document still all or nothing), then
-// N-Quads files. It reports each refusal to errOut and returns the totals; a refused
-// document never stops the others.
 // loadOptions tune a load.
 type loadOptions struct {
-	batch   int  // new narrations per transaction; 0 means defaultBatch
+	batch   int  // documents per import batch; 0 means defaultBatch
 	verbose bool // report each committed batch on errOut
 }
 
+// load imports every source: documents in dependency order, new narrations in shared
+// transactions (every document still all or nothing), then N-Quads files. It reports each
+// refusal to errOut and returns the totals; a refused document never stops the others.
 func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.Writer, opts loadOptions) loadStats {
 	batchSize := opts.batch
 	if batchSize < 1 {

@@ -31,7 +31,7 @@ Importing an unchanged document changes nothing; a changed one replaces exactly 
 narration asserted before. PATH "-" reads one document from standard input.`)
 	store := storeFlag(fs, e)
 	var opts loadOptions
-	fs.IntVar(&opts.batch, "batch", defaultBatch, "new narrations per transaction (each narration is all or nothing either way)")
+	fs.IntVar(&opts.batch, "batch", defaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
 	fs.BoolVar(&opts.verbose, "v", false, "report each committed batch on standard error")
 	if err := parse(fs, args); err != nil {
 		return err

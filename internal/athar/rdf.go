@@ -73,7 +73,7 @@ func (t Term) Key() string {
 	if t.IRI != "" {
 		return "<" + t.IRI + ">"
 	}
-	s := "\"" + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`).Replace(t.Literal) + "\""
+	s := "\"" + literalEscaper.Replace(t.Literal) + "\""
 	switch {
 	case t.Lang != "":
 		s += "@" + t.Lang
@@ -99,8 +99,28 @@ func (q Quad) Key() string {
 
 // SortQuads sorts quads by their canonical form, so that exports are deterministic.
 func SortQuads(qs []Quad) {
-	sort.Slice(qs, func(i, j int) bool { return qs[i].Key() < qs[j].Key() })
+	// Compute each key once: building keys in the comparison dominated compile time.
+	keys := make([]string, len(qs))
+	for i, q := range qs {
+		keys[i] = q.Key()
+	}
+	sort.Sort(byKey{qs, keys})
 }
+
+type byKey struct {
+	qs   []Quad
+	keys []string
+}
+
+func (b byKey) Len() int           { return len(b.qs) }
+func (b byKey) Less(i, j int) bool { return b.keys[i] < b.keys[j] }
+func (b byKey) Swap(i, j int) {
+	b.qs[i], b.qs[j] = b.qs[j], b.qs[i]
+	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
+}
+
+// literalEscaper escapes a literal for Term.Key. A Replacer is safe for concurrent use.
+var literalEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`)
 
 // Changeset is one narration's change to the graph: quads to remove and quads to add, all
 // labelled with that narration. Applying it is all or nothing.

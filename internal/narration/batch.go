@@ -13,13 +13,18 @@ type BatchResult struct {
 	Err error
 }
 
-// ImportBatch imports documents as Import does, but writes all the new narrations among
-// them in one transaction, which is what makes bulk loads fast (one commit instead of one
-// per narration). Each document is still all or nothing: a refused document is left out
-// of the transaction, and documents later in the batch may use the entities earlier ones
-// define. Documents whose narration is already stored (replacements) and repeated ids go
-// through Import one by one. If the shared transaction fails, every document in it is
-// reported with that error and none is stored.
+// batchQuads is how many quads ImportBatch puts in one transaction: large enough to pay for
+// a commit, small enough that Cayley's per-transaction work stays linear (its bbolt
+// backend slows down on much larger transactions; see docs/BENCHMARKS.md).
+const batchQuads = 10000
+
+// ImportBatch imports documents as Import does, but writes the new narrations among them
+// in shared transactions of about batchQuads quads, which is what makes bulk loads fast
+// (a commit per transaction instead of one per narration). Each document is still all or
+// nothing: a refused document is left out of the transaction, and documents later in the
+// batch may use the entities earlier ones define. Documents whose narration is already
+// stored (replacements) and repeated ids go through Import one by one. If a shared
+// transaction fails, every document in it is reported with that error and none is stored.
 func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchResult {
 	out := make([]BatchResult, len(docs))
 	var later []int
@@ -30,7 +35,31 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 		seen := map[string]bool{}
 		var css []athar.Changeset
 		var members []int
+		pending := 0
+		// flush applies the pending narrations. After a failure the rest of the batch is not
+		// attempted: its validation assumed the failed narrations' definitions.
+		var failed error
+		flush := func() {
+			if len(css) == 0 {
+				return
+			}
+			if err := im.store.Apply(ctx, css...); err != nil {
+				failed = err
+				for _, i := range members {
+					out[i] = BatchResult{Err: fmt.Errorf("import %s: %w", docs[i].Narration.ID, err)}
+				}
+			} else if im.OnChange != nil {
+				for _, cs := range css {
+					im.OnChange(cs)
+				}
+			}
+			css, members, pending = nil, nil, 0
+		}
 		for i, d := range docs {
+			if failed != nil {
+				out[i].Err = fmt.Errorf("import %s: not attempted: an earlier transaction of the batch failed: %w", d.Narration.ID, failed)
+				continue
+			}
 			if seen[d.Narration.ID] {
 				later = append(later, i)
 				continue
@@ -67,23 +96,16 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 			out[i].Result = res
 			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
 			members = append(members, i)
-		}
-		if len(css) == 0 {
-			return
-		}
-		if err := im.store.Apply(ctx, css...); err != nil {
-			for _, i := range members {
-				out[i] = BatchResult{Err: fmt.Errorf("import %s: %w", docs[i].Narration.ID, err)}
-			}
-			return
-		}
-		if im.OnChange != nil {
-			for _, cs := range css {
-				im.OnChange(cs)
+			if pending += len(want); pending >= batchQuads {
+				flush()
 			}
 		}
+		flush()
 	}()
 	for _, i := range later {
+		if out[i].Err != nil {
+			continue
+		}
 		r, err := im.Import(ctx, docs[i])
 		out[i] = BatchResult{Result: r, Err: err}
 	}

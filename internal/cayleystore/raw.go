@@ -1,0 +1,120 @@
+package cayleystore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/iterator"
+	"github.com/cayleygraph/quad"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// Raw is Cayley without Athar: the baseline the benchmarks compare Athar with, on the same
+// backend and the same quads. It is not used by the product.
+type Raw struct {
+	qs graph.QuadStore
+}
+
+// OpenRaw opens a bbolt store in dir with no Athar layer on top.
+func OpenRaw(dir string) (*Raw, error) {
+	if err := graph.InitQuadStore("bbolt", dir, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
+		return nil, err
+	}
+	qs, err := graph.NewQuadStore("bbolt", dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Raw{qs: qs}, nil
+}
+
+// Close closes the store.
+func (r *Raw) Close() error { return r.qs.Close() }
+
+// BulkLoad adds the quads with ApplyDeltas in transactions of batch quads each, as a
+// Cayley user would bulk-load an N-Quads file.
+func (r *Raw) BulkLoad(quads []athar.Quad, batch int) error {
+	for i := 0; i < len(quads); i += batch {
+		end := min(i+batch, len(quads))
+		deltas := make([]graph.Delta, 0, end-i)
+		for _, q := range quads[i:end] {
+			deltas = append(deltas, graph.Delta{Quad: toQuad(q), Action: graph.Add})
+		}
+		if err := r.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true}); err != nil {
+			return fmt.Errorf("raw bulk load at quad %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (r *Raw) quads(ctx context.Context, d quad.Direction, v quad.Value) ([]quad.Quad, error) {
+	ref, err := r.qs.ValueOf(v)
+	if err != nil || ref == nil {
+		return nil, err
+	}
+	var out []quad.Quad
+	err = iterator.Iterate(ctx, r.qs.QuadIterator(d, ref)).Each(func(ref graph.Ref) error {
+		q, err := r.qs.Quad(ref)
+		out = append(out, q)
+		return err
+	})
+	return out, err
+}
+
+// OutIn returns every quad with the entity as subject or object: the raw lookups behind an
+// entity with its claims.
+func (r *Raw) OutIn(ctx context.Context, id athar.ID) (int, error) {
+	out, err := r.quads(ctx, quad.Subject, quad.IRI(id.IRI()))
+	if err != nil {
+		return 0, err
+	}
+	in, err := r.quads(ctx, quad.Object, quad.IRI(id.IRI()))
+	return len(out) + len(in), err
+}
+
+// Neighbourhood walks depth steps out and in from the entity over IRI-valued quads and
+// returns how many nodes it reached.
+func (r *Raw) Neighbourhood(ctx context.Context, id athar.ID, depth int) (int, error) {
+	seen := map[string]bool{id.IRI(): true}
+	frontier := []string{id.IRI()}
+	for d := 0; d < depth; d++ {
+		var next []string
+		for _, n := range frontier {
+			for _, dir := range []quad.Direction{quad.Subject, quad.Object} {
+				qs, err := r.quads(ctx, dir, quad.IRI(n))
+				if err != nil {
+					return 0, err
+				}
+				for _, q := range qs {
+					other := q.Object
+					if dir == quad.Object {
+						other = q.Subject
+					}
+					if iri, ok := other.(quad.IRI); ok && !seen[string(iri)] {
+						seen[string(iri)] = true
+						next = append(next, string(iri))
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return len(seen), nil
+}
+
+// WithPredicate returns how many quads have the predicate (a full scan: Cayley's KV
+// backends index subjects and objects, not predicates alone).
+func (r *Raw) WithPredicate(ctx context.Context, predicate string) (int, error) {
+	ref, err := r.qs.ValueOf(quad.IRI(predicate))
+	if err != nil || ref == nil {
+		return 0, err
+	}
+	n := 0
+	err = iterator.Iterate(ctx, r.qs.QuadIterator(quad.Predicate, ref)).Each(func(graph.Ref) error {
+		n++
+		return nil
+	})
+	return n, err
+}
