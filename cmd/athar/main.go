@@ -77,6 +77,7 @@ func commands() []command {
 		{"backup", "write the whole store as compressed N-Quads (lossless)", cmdBackup},
 		{"restore", "restore a backup into an empty store (or --replace)", cmdRestore},
 		{"gen", "write a synthetic corpus of narration documents (for load tests and benchmarks)", cmdGen},
+		{"bench", "measure Athar against raw Cayley and write docs/BENCHMARKS.md", cmdBench},
 	}
 }
 

@@ -1,0 +1,289 @@
+// Package bench measures Athar against raw Cayley on the same data and the same backend,
+// and writes the results as a Markdown table (docs/BENCHMARKS.md). `athar bench` runs it;
+// it is a measurement tool, not part of the product, and never runs in the test suite.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/corpus"
+	"github.com/athar-hadith/athar/schema"
+)
+
+// Config says what to measure.
+type Config struct {
+	Sizes   []int     // corpus sizes, in narrations
+	WorkDir string    // scratch space for corpora and stores
+	Binary  string    // the athar binary to run `load` and `serve` with
+	Queries int       // timed requests per query kind (after a warm-up)
+	Log     io.Writer // progress
+}
+
+// Latency is a distribution summary.
+type Latency struct{ P50, P99 time.Duration }
+
+// Query is one query kind's figures: Athar over HTTP GraphQL, and the raw Cayley lookups
+// that fetch the same facts in process (zero when Cayley has no equivalent).
+type Query struct {
+	Kind  string
+	Athar Latency
+	Raw   Latency
+}
+
+// Result is the measurement at one corpus size.
+type Result struct {
+	Narrations int
+	Quads      int
+	AtharLoad  time.Duration // `athar load` of the generated documents, end to end
+	RawLoad    time.Duration // ApplyDeltas of the same quads in batches of 10,000
+	Queries    []Query
+	PeakRSS    int64 // the server's peak resident memory, bytes
+	DiskBytes  int64 // the store's size on disk
+}
+
+// Run measures every size in turn.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	if cfg.Queries <= 0 {
+		cfg.Queries = 200
+	}
+	var out []Result
+	for _, n := range cfg.Sizes {
+		r, err := runSize(ctx, cfg, n)
+		if err != nil {
+			return out, fmt.Errorf("bench %d narrations: %w", n, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func logf(cfg Config, format string, args ...any) {
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, time.Now().Format("15:04:05 ")+format+"\n", args...)
+	}
+}
+
+func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
+	res := Result{Narrations: n}
+	base := filepath.Join(cfg.WorkDir, fmt.Sprintf("n%d", n))
+	if err := os.RemoveAll(base); err != nil {
+		return res, err
+	}
+	docs := filepath.Join(base, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		return res, err
+	}
+	g := corpus.New(corpus.Options{Narrations: n, Seed: 1}, schema.Vocabulary())
+	for {
+		name, data, ok := g.Next()
+		if !ok {
+			break
+		}
+		if err := os.WriteFile(filepath.Join(docs, name), data, 0o644); err != nil {
+			return res, err
+		}
+	}
+	logf(cfg, "%d narrations generated", n)
+
+	storeDir := filepath.Join(base, "athar")
+	start := time.Now()
+	if out, err := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs).CombinedOutput(); err != nil {
+		return res, fmt.Errorf("athar load: %v\n%s", err, out)
+	}
+	res.AtharLoad = time.Since(start)
+	logf(cfg, "athar load: %s", res.AtharLoad)
+	res.DiskBytes = dirSize(storeDir)
+
+	st, err := cayleystore.Open("bbolt:"+storeDir, nil)
+	if err != nil {
+		return res, err
+	}
+	var quads []athar.Quad
+	err = st.Quads(ctx, func(q athar.Quad) error { quads = append(quads, q); return nil })
+	st.Close()
+	if err != nil {
+		return res, err
+	}
+	res.Quads = len(quads)
+	raw, err := cayleystore.OpenRaw(filepath.Join(base, "raw"))
+	if err != nil {
+		return res, err
+	}
+	defer raw.Close()
+	start = time.Now()
+	if err := raw.BulkLoad(quads, 10000); err != nil {
+		return res, err
+	}
+	res.RawLoad = time.Since(start)
+	quads = nil
+	logf(cfg, "raw cayley load of %d quads: %s", res.Quads, res.RawLoad)
+
+	addr, err := freeAddr()
+	if err != nil {
+		return res, err
+	}
+	srv := exec.CommandContext(ctx, cfg.Binary, "serve", "--store", "bbolt:"+storeDir, "--addr", addr)
+	srv.Stderr = io.Discard
+	if err := srv.Start(); err != nil {
+		return res, err
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	url := "http://" + addr
+	if err := waitHealthy(ctx, url); err != nil {
+		return res, err
+	}
+	for _, k := range kinds() {
+		q := Query{Kind: k.name}
+		if q.Athar, err = timeIt(cfg.Queries, func() error { return graphql(url, k.query) }); err != nil {
+			return res, fmt.Errorf("%s: %w", k.name, err)
+		}
+		if k.raw != nil {
+			if q.Raw, err = timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) }); err != nil {
+				return res, fmt.Errorf("raw %s: %w", k.name, err)
+			}
+		}
+		logf(cfg, "%-26s athar p50 %s p99 %s; raw p50 %s p99 %s", k.name, q.Athar.P50, q.Athar.P99, q.Raw.P50, q.Raw.P99)
+		res.Queries = append(res.Queries, q)
+	}
+	res.PeakRSS = peakRSS(srv.Process.Pid)
+	return res, nil
+}
+
+type kind struct {
+	name  string
+	query string
+	raw   func(context.Context, *cayleystore.Raw) error
+}
+
+// kinds are the query kinds measured; the corpus's most mentioned entities are g1.
+func kinds() []kind {
+	return []kind{
+		{"entity, 50 claims", `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
+			func(ctx context.Context, r *cayleystore.Raw) error { _, err := r.OutIn(ctx, "person:g1"); return err }},
+		{"search", `{ search(text: "person 12", first: 20) { id name } }`, nil},
+		{"neighbourhood, depth 2", `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
+			func(ctx context.Context, r *cayleystore.Raw) error {
+				_, err := r.Neighbourhood(ctx, "event:g3", 2)
+				return err
+			}},
+		{"shortestPath", `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`, nil},
+		{"timeline", `{ timeline { id } }`,
+			func(ctx context.Context, r *cayleystore.Raw) error {
+				_, err := r.WithPredicate(ctx, athar.VocabBase+"precedes")
+				return err
+			}},
+		{"claims by predicate", `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
+			func(ctx context.Context, r *cayleystore.Raw) error {
+				_, err := r.WithPredicate(ctx, athar.VocabBase+"advises")
+				return err
+			}},
+	}
+}
+
+func graphql(url, query string) error {
+	body, _ := json.Marshal(map[string]string{"query": query})
+	resp, err := http.Post(url+"/graphql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Errors []struct{ Message string } `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return err
+	}
+	if len(out.Errors) > 0 {
+		return fmt.Errorf("%s", out.Errors[0].Message)
+	}
+	return nil
+}
+
+// timeIt runs fn n times after n/10 warm-up runs and returns the p50 and p99 latency.
+func timeIt(n int, fn func() error) (Latency, error) {
+	for i := 0; i < n/10; i++ {
+		if err := fn(); err != nil {
+			return Latency{}, err
+		}
+	}
+	d := make([]time.Duration, n)
+	for i := range d {
+		start := time.Now()
+		if err := fn(); err != nil {
+			return Latency{}, err
+		}
+		d[i] = time.Since(start)
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return Latency{P50: d[n/2], P99: d[(n*99)/100]}, nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func waitHealthy(ctx context.Context, url string) error {
+	deadline := time.Now().Add(10 * time.Minute) // a large store builds its search index first
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("server at %s never became healthy", url)
+}
+
+// peakRSS reads VmHWM, the process's peak resident set, from /proc.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

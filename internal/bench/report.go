@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Meta describes the run for the report.
+type Meta struct {
+	Command string
+	Machine string // e.g. "2 cores, 24 GiB, linux/amd64, go1.26.8"
+	Date    time.Time
+}
+
+// WriteMarkdown writes the results as the measured part of docs/BENCHMARKS.md.
+func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"))
+	b.WriteString("### Import\n\n| narrations | quads | athar load | narrations/s | quads/s | raw Cayley (ApplyDeltas, 10k/tx) | raw quads/s | ratio athar/raw |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %.0f | %s | %.0f | %.2f |\n", r.Narrations, r.Quads,
+			r.AtharLoad.Round(time.Millisecond), float64(r.Narrations)/r.AtharLoad.Seconds(), float64(r.Quads)/r.AtharLoad.Seconds(),
+			r.RawLoad.Round(time.Millisecond), float64(r.Quads)/r.RawLoad.Seconds(), r.AtharLoad.Seconds()/r.RawLoad.Seconds())
+	}
+	b.WriteString("\n### Queries (Athar: HTTP GraphQL to `athar serve`, sequential; raw: Cayley lookups in process)\n\n| narrations | query | athar p50 | athar p99 | raw p50 | raw p99 | ratio p50 |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range results {
+		for _, q := range r.Queries {
+			rawP50, rawP99, ratio := "n/a", "n/a", "n/a"
+			if q.Raw.P50 > 0 {
+				rawP50, rawP99 = ms(q.Raw.P50), ms(q.Raw.P99)
+				ratio = fmt.Sprintf("%.1f", float64(q.Athar.P50)/float64(q.Raw.P50))
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Narrations, q.Kind, ms(q.Athar.P50), ms(q.Athar.P99), rawP50, rawP99, ratio)
+		}
+	}
+	b.WriteString("\n### Resources\n\n| narrations | server peak RSS | store on disk |\n| ---: | ---: | ---: |\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %d | %.0f MiB | %.0f MiB |\n", r.Narrations, float64(r.PeakRSS)/(1<<20), float64(r.DiskBytes)/(1<<20))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
