@@ -2,11 +2,12 @@
 
 GO ?= go
 
-.PHONY: test serve build generate check-generated lint fuzz
+.PHONY: test serve build generate check-generated lint fuzz web check-web bench
 
-## test: every test, with the race detector
+## test: every test, with the race detector, against the real components (.ci/test.sh
+## installs Node.js, Chromium and PostgreSQL where missing and starts a throwaway cluster)
 test:
-	$(GO) test -race -count=1 ./...
+	bash .ci/test.sh
 
 ## serve: the server with the seed on the embedded store (./data/athar) at :8080
 serve:
@@ -37,3 +38,19 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseVerseRange$$' -fuzztime $(FUZZTIME) ./internal/athar
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./internal/search
 	$(GO) test -run '^$$' -fuzz '^FuzzVariables$$' -fuzztime $(FUZZTIME) ./graph
+
+## web: rebuild the explorer and GraphiQL pages (web/explorer/dist, committed and embedded in
+## the binary) from their sources and package-lock.json; the same lockfile builds the same bytes
+web:
+	npm ci --prefix web/explorer --no-audit --no-fund
+	npm run --prefix web/explorer build
+
+## check-web: fail if rebuilding the pages changes web/explorer/dist (CI runs this)
+check-web: web
+	@git diff --exit-code -- web/explorer/dist || (echo "web/explorer/dist is stale: run 'make web' and commit it" >&2; exit 1)
+	@test -z "$$(git status --porcelain --untracked-files=all -- web/explorer/dist)" || (git status --porcelain --untracked-files=all -- web/explorer/dist; echo "make web left untracked files in web/explorer/dist: commit them" >&2; exit 1)
+
+## bench: measure Athar against raw Cayley and rewrite docs/BENCHMARKS.md (takes long; not in CI)
+BENCH_SIZES ?= 1000,10000,100000
+bench: build
+	bin/athar bench --sizes $(BENCH_SIZES) --out docs/BENCHMARKS.md

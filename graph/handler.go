@@ -23,7 +23,7 @@ import (
 // Config is what the GraphQL handler needs.
 type Config struct {
 	Store    athar.Store
-	Importer *narration.Importer
+	Importer writer // the mutations' write path: *narration.Importer, or *replica.Replica (docs/scale-out.md)
 	Vocab    *athar.Vocabulary
 	Index    *search.Index
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
@@ -55,10 +55,11 @@ const (
 // nested deeper than MaxDepth or costing more than MaxComplexity are refused with
 // QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED.
 //
-// NewHandler also keeps cfg.Index current: it chains RefreshIndex onto
-// cfg.Importer.OnChange (after any function already set there), so every import and
-// delete through that importer, from GraphQL or elsewhere, updates search. The caller
-// builds the index once with BuildIndex.
+// NewHandler also keeps cfg.Index current when cfg.Importer is a *narration.Importer: it
+// chains RefreshIndex onto its OnChange (after any function already set there), so every
+// import and delete through that importer, from GraphQL or elsewhere, updates search. Any
+// other writer must do so itself (a replica hooks IndexOnChange to the importer that
+// applies the log). The caller builds the index once with BuildIndex.
 func NewHandler(cfg Config) (http.Handler, error) {
 	switch {
 	case cfg.Store == nil:
@@ -83,12 +84,14 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		cfg.MaxComplexity = DefaultMaxComplexity
 	}
 
-	prev, refresh := cfg.Importer.OnChange, IndexOnChange(cfg.Store, cfg.Index, cfg.Logger)
-	cfg.Importer.OnChange = func(cs athar.Changeset) {
-		if prev != nil {
-			prev(cs)
+	if im, ok := cfg.Importer.(*narration.Importer); ok {
+		prev, refresh := im.OnChange, IndexOnChange(cfg.Store, cfg.Index, cfg.Logger)
+		im.OnChange = func(cs athar.Changeset) {
+			if prev != nil {
+				prev(cs)
+			}
+			refresh(cs)
 		}
-		refresh(cs)
 	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}

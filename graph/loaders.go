@@ -21,6 +21,9 @@ type loaders struct {
 	// form of FindClaims, so this loader only shares one answer between the fields of one
 	// entity (claims, relations and every named relation field).
 	about *dataloadgen.Loader[athar.ID, []*athar.Claim]
+	// quads gives the quads with the id as subject (Store.QuadsAbout): verse texts and
+	// their attribution, under the reserved graph athar.QuranGraph.
+	quads *dataloadgen.Loader[athar.ID, []athar.Quad]
 }
 
 // loaderWait is how long a loader collects keys before it calls the store.
@@ -51,6 +54,21 @@ func newLoaders(st reader) *loaders {
 				}
 			}
 			return out, errs
+		}, opt),
+		quads: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]athar.Quad, []error) {
+			qs, err := st.QuadsAbout(ctx, ids)
+			if err != nil {
+				return nil, batchErr(err, "load quads")
+			}
+			by := map[string][]athar.Quad{}
+			for _, q := range qs {
+				by[q.Subject] = append(by[q.Subject], q)
+			}
+			out := make([][]athar.Quad, len(ids))
+			for i, id := range ids {
+				out[i] = by[id.IRI()]
+			}
+			return out, nil
 		}, opt),
 	}
 }

@@ -29,7 +29,16 @@ func (r *queryResolver) Entity(ctx context.Context, id string) (model.Entity, er
 	if err != nil {
 		return nil, err
 	}
-	return r.entity(ctx, eid)
+	e, err := r.entity(ctx, eid)
+	if err != nil || e != nil {
+		return e, err
+	}
+	// An id a merge retired resolves to the entity it was merged into.
+	to, err := r.resolve(ctx, eid)
+	if err != nil || to == eid {
+		return nil, err
+	}
+	return r.entity(ctx, to)
 }
 
 func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]model.Entity, error) {
@@ -85,9 +94,15 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		if f.Subject, err = parseID("subject", *subject); err != nil {
 			return nil, err
 		}
+		if f.Subject, err = r.resolve(ctx, f.Subject); err != nil {
+			return nil, err
+		}
 	}
 	if object != nil {
 		if f.Object, err = parseID("object", *object); err != nil {
+			return nil, err
+		}
+		if f.Object, err = r.resolve(ctx, f.Object); err != nil {
 			return nil, err
 		}
 	}
@@ -188,20 +203,21 @@ func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLe
 	return r.subgraph(ctx, sg)
 }
 
-// walkEnd checks that id names an entity a walk can start from.
+// walkEnd checks that id names an entity a walk can start from (a retired id names the
+// entity it was merged into).
 func (r *queryResolver) walkEnd(ctx context.Context, arg, id string) (athar.ID, error) {
 	eid, err := parseID(arg, id)
 	if err != nil {
 		return "", err
 	}
-	e, err := r.entity(ctx, eid)
+	e, err := r.Entity(ctx, string(eid))
 	if err != nil {
 		return "", err
 	}
 	if e == nil {
 		return "", athar.Errorf(athar.NotFound, "%s: no entity %s", arg, eid)
 	}
-	return eid, nil
+	return e.EntityID(), nil
 }
 
 func (r *queryResolver) walkOptions(predicates, exclude []string) (traverse.Options, error) {
@@ -372,6 +388,33 @@ func (r *mutationResolver) ImportNarration(ctx context.Context, document string)
 	return &model.ImportResult{
 		Narration: n, ClaimsAdded: res.ClaimsAdded, EntitiesAdded: res.EntitiesAdded,
 		Changed: res.Changed, QuadsAdded: res.QuadsAdded, QuadsRemoved: res.QuadsRemoved,
+	}, nil
+}
+
+func (r *mutationResolver) MergeEntities(ctx context.Context, keep string, remove string) (*model.MergeResult, error) {
+	k, err := parseID("keep", keep)
+	if err != nil {
+		return nil, err
+	}
+	rm, err := parseID("remove", remove)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.write.Merge(ctx, k, rm)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.mustEntity(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := r.narrations(ctx, res.Narrations)
+	if err != nil {
+		return nil, err
+	}
+	return &model.MergeResult{
+		Entity: e, Removed: string(rm), Narrations: ns, Changed: res.Changed,
+		QuadsAdded: res.QuadsAdded, QuadsRemoved: res.QuadsRemoved,
 	}, nil
 }
 

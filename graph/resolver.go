@@ -20,12 +20,15 @@ type reader interface {
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
+	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
+	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
 }
 
 // writer is the write path the mutations use; *narration.Importer satisfies it.
 type writer interface {
 	Import(ctx context.Context, d *narration.Document) (narration.Result, error)
 	Delete(ctx context.Context, id athar.ID) error
+	Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error)
 }
 
 // finder finds entities by name; *search.Index satisfies it.

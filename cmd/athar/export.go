@@ -21,6 +21,7 @@ and 'athar load' of a whole-graph N-Quads export restores the graph exactly. JSO
 named graph per narration and expands to exactly the N-Quads of the same selection.
 docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	store := storeFlag(fs, e)
+	database := addDatabaseFlags(fs, e)
 	format := fs.String("format", "nquads", "output format: "+strings.Join(export.Formats(), ", "))
 	only := fs.String("narration", "", "nquads only: export exactly what this narration asserts (e.g. narration:ahmad-208)")
 	root := fs.String("root", "", "export the neighbourhood of this entity (e.g. event:badr) instead of the whole graph")
@@ -39,11 +40,11 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if *only != "" && (*format != export.NQuads || *root != "" || len(predicates) > 0) {
 		return usageError("export: --narration goes with --format nquads alone")
 	}
-	st, err := cayleystore.Open(*store, cliLogger(e))
+	st, closeStore, err := openExportStore(ctx, e, fs, *store, database) // replica.go
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer closeStore()
 	switch {
 	case *only != "":
 		id := athar.ID(*only)

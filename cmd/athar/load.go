@@ -33,6 +33,7 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 	var opts loadOptions
 	fs.IntVar(&opts.batch, "batch", defaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
 	fs.BoolVar(&opts.verbose, "v", false, "report each committed batch on standard error")
+	database := addDatabaseFlags(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -43,6 +44,9 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 	srcs, err := readSources(e, fs.Args())
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
+	}
+	if database.url != "" {
+		return loadThroughLog(ctx, e, database, replicaStore(fs, *store), srcs) // replica.go
 	}
 	return loadInto(ctx, e, *store, srcs, opts)
 }

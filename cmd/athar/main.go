@@ -68,16 +68,18 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "run the HTTP server (GraphQL at /graphql); loads the seeds into an empty store", cmdServe},
+		{"serve", "run the HTTP server (explorer, GraphQL, exports); loads the seeds into an empty store", cmdServe},
 		{"seed", "load the embedded seed narrations (idempotent)", cmdSeed},
 		{"load", "import narration documents (YAML, JSON) or N-Quads files; directories recursively", cmdLoad},
 		{"validate", "check narration documents without touching any store", cmdValidate},
-		{"export", "write the graph (or one narration) as N-Quads to stdout", cmdExport},
+		{"export", "write the graph or a neighbourhood as N-Quads, JSON-LD, Cytoscape, GraphML or GEXF", cmdExport},
 		{"delete", "remove a narration and everything it asserted", cmdDelete},
 		{"backup", "write the whole store as compressed N-Quads (lossless)", cmdBackup},
 		{"restore", "restore a backup into an empty store (or --replace)", cmdRestore},
 		{"gen", "write a synthetic corpus of narration documents (for load tests and benchmarks)", cmdGen},
 		{"bench", "measure Athar against raw Cayley and write docs/BENCHMARKS.md", cmdBench},
+		{"merge", "make two ids one entity: KEEP takes over everything said of REMOVE", cmdMerge},
+		{"verses", "import the Qur'an's verse texts and translation (verses import FILE)", cmdVerses},
 	}
 }
 
@@ -92,6 +94,8 @@ Configuration comes from flags, with defaults from the environment:
   ATHAR_STORE   where the graph lives: bbolt:DIR (default bbolt:./data/athar) or memory:
   ATHAR_ADDR    the address serve listens on (default :8080)
   ATHAR_TOKEN   the bearer token that authorises GraphQL mutations (unset: none allowed)
+  ATHAR_DATABASE  scale-out mode: postgres://... of the PostgreSQL or CockroachDB holding the
+                 log of changes that every replica applies (docs/scale-out.md; unset: embedded)
 
 Run 'athar <command> --help' for a command's flags.
 `

@@ -16,13 +16,16 @@ import (
 	"github.com/athar-hadith/athar/internal/metrics"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
+	"github.com/athar-hadith/athar/web"
 )
 
 func cmdServe(ctx context.Context, e env, args []string) error {
-	fs := newFlags(e, "serve", "[flags]", `Run the HTTP server: GraphQL at /graphql (POST; GET for queries), /healthz and /readyz.
-Also /export/{format} (see docs/exports.md) and Prometheus metrics at /metrics. An empty store
-is loaded with the embedded seeds first. SIGINT or SIGTERM stops it gracefully: in-flight
-requests finish (up to 10 s), then the store is closed.`)
+	fs := newFlags(e, "serve", "[flags]", `Run the HTTP server: the explorer at /, GraphiQL at /graphiql, GraphQL at /graphql (POST;
+GET for queries), exports at /export/{format} (see docs/exports.md), /healthz, /readyz and
+Prometheus metrics at /metrics. An empty store is loaded with the embedded seeds first. With
+--database (ATHAR_DATABASE) it runs as a replica following the shared log instead (see
+docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests finish (up to
+10 s), then the store is closed.`)
 	store := storeFlag(fs, e)
 	defAddr := e.getenv("ATHAR_ADDR")
 	if defAddr == "" {
@@ -30,6 +33,7 @@ requests finish (up to 10 s), then the store is closed.`)
 	}
 	addr := fs.String("addr", defAddr, "listen address (env ATHAR_ADDR)")
 	corsList := fs.String("cors", e.getenv("ATHAR_CORS_ORIGINS"), "comma-separated origins allowed to call the API from browsers, or * (env ATHAR_CORS_ORIGINS; default: same origin only)")
+	database := addDatabaseFlags(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -43,12 +47,21 @@ requests finish (up to 10 s), then the store is closed.`)
 	m := metrics.New()
 	st := m.Store(raw)
 	im := narration.NewImporter(st, schema.Vocabulary())
+	var writes mutations = im
+	var rep *servedReplica // the scale-out mode (replica.go)
+	if database.url != "" {
+		if rep, err = startReplica(ctx, e, database, st, m, logger); err != nil {
+			return err
+		}
+		defer rep.stop()
+		st, writes = rep.Store(), rep.Replica
+	}
 
 	narrations, err := st.EntityIDs(ctx, athar.TypeNarration)
 	if err != nil {
 		return err
 	}
-	if len(narrations) == 0 {
+	if len(narrations) == 0 && rep == nil {
 		stats := load(ctx, im, seedSources(), e.stderr, loadOptions{})
 		if stats.refused > 0 {
 			return errors.New("serve: the embedded seeds were refused")
@@ -56,18 +69,24 @@ requests finish (up to 10 s), then the store is closed.`)
 		logger.Info("empty store: loaded the seeds", "summary", stats.String())
 	}
 
-	gql, err := newGraphQL(ctx, e, st, im, logger)
+	gql, err := newGraphQL(ctx, e, st, writes, logger)
 	if err != nil {
 		return err
+	}
+	if rep != nil {
+		rep.follow(ctx)
 	}
 	h := httpserver.New(httpserver.Config{
 		GraphQL:     gql,
 		Store:       st,
 		Vocab:       schema.Vocabulary(),
 		NQuads:      cayleystore.WriteNQuads,
+		Pages:       web.Explorer(),
 		Logger:      logger,
 		Metrics:     m,
 		CORSOrigins: splitList(*corsList),
+		Ready:       rep.ready(),
+		ReadyStatus: rep.readyStatus(),
 	})
 
 	ln, err := net.Listen("tcp", *addr)

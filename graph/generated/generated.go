@@ -33,6 +33,7 @@ type ResolverRoot interface {
 	Concept() ConceptResolver
 	Edge() EdgeResolver
 	Event() EventResolver
+	Grading() GradingResolver
 	Group() GroupResolver
 	Mutation() MutationResolver
 	Narration() NarrationResolver
@@ -55,6 +56,12 @@ type ComplexityRoot struct {
 		Start     func(childComplexity int) int
 	}
 
+	ChainPosition struct {
+		Branch    func(childComplexity int) int
+		Narration func(childComplexity int) int
+		Position  func(childComplexity int) int
+	}
+
 	Claim struct {
 		AttestationCount func(childComplexity int) int
 		Attestations     func(childComplexity int) int
@@ -63,6 +70,7 @@ type ComplexityRoot struct {
 		Predicate        func(childComplexity int) int
 		Subject          func(childComplexity int) int
 		Value            func(childComplexity int) int
+		Variants         func(childComplexity int) int
 	}
 
 	ClaimConnection struct {
@@ -77,6 +85,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	CommonLink struct {
+		Person      func(childComplexity int) int
+		Positions   func(childComplexity int) int
+		SharedRoute func(childComplexity int) int
+	}
+
 	Concept struct {
 		AcceptedBy     func(childComplexity int, first *int, after *string) int
 		AdvisedBy      func(childComplexity int, first *int, after *string) int
@@ -85,6 +99,7 @@ type ComplexityRoot struct {
 		Causes         func(childComplexity int, first *int, after *string) int
 		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
 		Description    func(childComplexity int) int
+		FormerIds      func(childComplexity int) int
 		ID             func(childComplexity int) int
 		InclinedToBy   func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
@@ -129,6 +144,7 @@ type ComplexityRoot struct {
 		Defeated       func(childComplexity int, first *int, after *string) int
 		Description    func(childComplexity int) int
 		Follows        func(childComplexity int, first *int, after *string) int
+		FormerIds      func(childComplexity int) int
 		ID             func(childComplexity int) int
 		Injured        func(childComplexity int, first *int, after *string) int
 		Killed         func(childComplexity int, first *int, after *string) int
@@ -154,6 +170,19 @@ type ComplexityRoot struct {
 		Year           func(childComplexity int, first *int, after *string) int
 	}
 
+	Grading struct {
+		Grade        func(childComplexity int) int
+		Grader       func(childComplexity int) int
+		GraderName   func(childComplexity int) int
+		Note         func(childComplexity int) int
+		Part         func(childComplexity int) int
+		Position     func(childComplexity int) int
+		Scope        func(childComplexity int) int
+		StatedIn     func(childComplexity int) int
+		StatedInText func(childComplexity int) int
+		Verdict      func(childComplexity int) int
+	}
+
 	Group struct {
 		Accepts             func(childComplexity int, first *int, after *string) int
 		Aliases             func(childComplexity int) int
@@ -164,6 +193,7 @@ type ComplexityRoot struct {
 		DefeatedIn          func(childComplexity int, first *int, after *string) int
 		Description         func(childComplexity int) int
 		Deserted            func(childComplexity int, first *int, after *string) int
+		FormerIds           func(childComplexity int) int
 		FoughtAgainst       func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
 		KilledIn            func(childComplexity int, first *int, after *string) int
@@ -193,9 +223,19 @@ type ComplexityRoot struct {
 		QuadsRemoved  func(childComplexity int) int
 	}
 
+	MergeResult struct {
+		Changed      func(childComplexity int) int
+		Entity       func(childComplexity int) int
+		Narrations   func(childComplexity int) int
+		QuadsAdded   func(childComplexity int) int
+		QuadsRemoved func(childComplexity int) int
+		Removed      func(childComplexity int) int
+	}
+
 	Mutation struct {
 		DeleteNarration func(childComplexity int, id string) int
 		ImportNarration func(childComplexity int, document string) int
+		MergeEntities   func(childComplexity int, keep string, remove string) int
 	}
 
 	Narration struct {
@@ -205,6 +245,8 @@ type ComplexityRoot struct {
 		Chain          func(childComplexity int) int
 		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
 		Description    func(childComplexity int) int
+		FormerIds      func(childComplexity int) int
+		Gradings       func(childComplexity int) int
 		ID             func(childComplexity int) int
 		Language       func(childComplexity int) int
 		Mentions       func(childComplexity int, first *int, after *string) int
@@ -212,6 +254,7 @@ type ComplexityRoot struct {
 		NarratedBy     func(childComplexity int, first *int, after *string) int
 		Narrations     func(childComplexity int) int
 		Narrator       func(childComplexity int) int
+		Parallels      func(childComplexity int, first *int) int
 		References     func(childComplexity int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		Text           func(childComplexity int) int
@@ -224,6 +267,13 @@ type ComplexityRoot struct {
 	PageInfo struct {
 		EndCursor   func(childComplexity int) int
 		HasNextPage func(childComplexity int) int
+	}
+
+	Parallel struct {
+		Claims       func(childComplexity int) int
+		Narration    func(childComplexity int) int
+		SharedClaims func(childComplexity int) int
+		Variants     func(childComplexity int) int
 	}
 
 	Person struct {
@@ -243,6 +293,7 @@ type ComplexityRoot struct {
 		DesertedBy          func(childComplexity int, first *int, after *string) int
 		DisagreedWithBy     func(childComplexity int, first *int, after *string) int
 		DisagreesWith       func(childComplexity int, first *int, after *string) int
+		FormerIds           func(childComplexity int) int
 		FoughtAgainst       func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
 		InclinedToBy        func(childComplexity int, first *int, after *string) int
@@ -252,6 +303,7 @@ type ComplexityRoot struct {
 		MemberOf            func(childComplexity int, first *int, after *string) int
 		MentionedIn         func(childComplexity int, first *int, after *string) int
 		Name                func(childComplexity int) int
+		Narrated            func(childComplexity int) int
 		Narrates            func(childComplexity int, first *int, after *string) int
 		Narrations          func(childComplexity int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
@@ -267,6 +319,7 @@ type ComplexityRoot struct {
 		SubjectOf           func(childComplexity int, first *int, after *string) int
 		Supplicates         func(childComplexity int, first *int, after *string) int
 		Transmits           func(childComplexity int, first *int, after *string) int
+		Transmitted         func(childComplexity int) int
 		Type                func(childComplexity int) int
 		VersesRevealed      func(childComplexity int, first *int, after *string) int
 		WeepsOver           func(childComplexity int, first *int, after *string) int
@@ -279,6 +332,7 @@ type ComplexityRoot struct {
 		Claims      func(childComplexity int, predicate *string, first *int, after *string) int
 		Description func(childComplexity int) int
 		Events      func(childComplexity int, first *int, after *string) int
+		FormerIds   func(childComplexity int) int
 		ID          func(childComplexity int) int
 		MentionedIn func(childComplexity int, first *int, after *string) int
 		Name        func(childComplexity int) int
@@ -303,6 +357,7 @@ type ComplexityRoot struct {
 	Query struct {
 		Claim         func(childComplexity int, id string) int
 		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) int
+		CommonLink    func(childComplexity int, narrations []string) int
 		Entities      func(childComplexity int, typeArg *string, first *int, after *string) int
 		Entity        func(childComplexity int, id string) int
 		Narration     func(childComplexity int, id string) int
@@ -312,6 +367,7 @@ type ComplexityRoot struct {
 		Search        func(childComplexity int, text string, first *int) int
 		ShortestPath  func(childComplexity int, from string, to string, maxLength *int, predicates []string, excludePredicates []string) int
 		Timeline      func(childComplexity int) int
+		Variants      func(childComplexity int, subject string, predicate string) int
 		Verse         func(childComplexity int, ref string) int
 	}
 
@@ -349,12 +405,21 @@ type ComplexityRoot struct {
 		Truncated func(childComplexity int) int
 	}
 
+	TextAttribution struct {
+		License    func(childComplexity int) int
+		Rights     func(childComplexity int) int
+		Title      func(childComplexity int) int
+		Translator func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
 	Verse struct {
 		Aliases           func(childComplexity int) int
 		Arabic            func(childComplexity int) int
 		Ayah              func(childComplexity int) int
 		Claims            func(childComplexity int, predicate *string, first *int, after *string) int
 		Description       func(childComplexity int) int
+		FormerIds         func(childComplexity int) int
 		ID                func(childComplexity int) int
 		MentionedIn       func(childComplexity int, first *int, after *string) int
 		Mentions          func(childComplexity int, first *int, after *string) int
@@ -370,6 +435,9 @@ type ComplexityRoot struct {
 		SurahName         func(childComplexity int) int
 		SurahNameArabic   func(childComplexity int) int
 		SurahVerses       func(childComplexity int) int
+		Text              func(childComplexity int) int
+		TextAttribution   func(childComplexity int) int
+		Translation       func(childComplexity int) int
 		Type              func(childComplexity int) int
 	}
 }
@@ -385,6 +453,8 @@ type ClaimResolver interface {
 	Subject(ctx context.Context, obj *model.Claim) (model.Entity, error)
 
 	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
+
+	Variants(ctx context.Context, obj *model.Claim) ([]*model.Claim, error)
 }
 type ConceptResolver interface {
 	Narrations(ctx context.Context, obj *model.Concept) ([]*model.Narration, error)
@@ -432,6 +502,10 @@ type EventResolver interface {
 	Reveals(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	MentionedIn(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 }
+type GradingResolver interface {
+	Grader(ctx context.Context, obj *model.Grading) (*model.Person, error)
+	GraderName(ctx context.Context, obj *model.Grading) (string, error)
+}
 type GroupResolver interface {
 	Narrations(ctx context.Context, obj *model.Group) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Group, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
@@ -458,6 +532,7 @@ type GroupResolver interface {
 type MutationResolver interface {
 	ImportNarration(ctx context.Context, document string) (*model.ImportResult, error)
 	DeleteNarration(ctx context.Context, id string) (bool, error)
+	MergeEntities(ctx context.Context, keep string, remove string) (*model.MergeResult, error)
 }
 type NarrationResolver interface {
 	Narrations(ctx context.Context, obj *model.Narration) ([]*model.Narration, error)
@@ -467,6 +542,8 @@ type NarrationResolver interface {
 	Narrator(ctx context.Context, obj *model.Narration) (*model.Person, error)
 	Chain(ctx context.Context, obj *model.Narration) ([]*model.Person, error)
 	AttestedClaims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
+
+	Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error)
 	Mentions(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
 	NarratedBy(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
 	Transmitters(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
@@ -475,6 +552,8 @@ type PersonResolver interface {
 	Narrations(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Person, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Person, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
+	Transmitted(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
+	Narrated(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
 	SubjectOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	ParticipatedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Witnessed(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
@@ -532,6 +611,8 @@ type QueryResolver interface {
 	Predicate(ctx context.Context, name string) (*model.Predicate, error)
 	Claim(ctx context.Context, id string) (*model.Claim, error)
 	Entities(ctx context.Context, typeArg *string, first *int, after *string) (*model.EntityConnection, error)
+	Variants(ctx context.Context, subject string, predicate string) ([]*model.Claim, error)
+	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
 }
 type RelationResolver interface {
 	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
@@ -541,6 +622,9 @@ type VerseResolver interface {
 	Claims(ctx context.Context, obj *model.Verse, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Verse, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
+	Text(ctx context.Context, obj *model.Verse) (*string, error)
+	Translation(ctx context.Context, obj *model.Verse) (*string, error)
+	TextAttribution(ctx context.Context, obj *model.Verse) (*model.TextAttribution, error)
 	RevealedRegarding(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error)
 	RevealedIn(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error)
 	RecitedBy(ctx context.Context, obj *model.Verse, first *int, after *string) (*model.RelationConnection, error)
@@ -597,6 +681,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Attestation.Start(childComplexity), true
 
+	case "ChainPosition.branch":
+		if e.ComplexityRoot.ChainPosition.Branch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChainPosition.Branch(childComplexity), true
+	case "ChainPosition.narration":
+		if e.ComplexityRoot.ChainPosition.Narration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChainPosition.Narration(childComplexity), true
+	case "ChainPosition.position":
+		if e.ComplexityRoot.ChainPosition.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChainPosition.Position(childComplexity), true
+
 	case "Claim.attestationCount":
 		if e.ComplexityRoot.Claim.AttestationCount == nil {
 			break
@@ -639,6 +742,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Claim.Value(childComplexity), true
+	case "Claim.variants":
+		if e.ComplexityRoot.Claim.Variants == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.Variants(childComplexity), true
 
 	case "ClaimConnection.edges":
 		if e.ComplexityRoot.ClaimConnection.Edges == nil {
@@ -677,6 +786,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ClaimEdge.Node(childComplexity), true
+
+	case "CommonLink.person":
+		if e.ComplexityRoot.CommonLink.Person == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommonLink.Person(childComplexity), true
+	case "CommonLink.positions":
+		if e.ComplexityRoot.CommonLink.Positions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommonLink.Positions(childComplexity), true
+	case "CommonLink.sharedRoute":
+		if e.ComplexityRoot.CommonLink.SharedRoute == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommonLink.SharedRoute(childComplexity), true
 
 	case "Concept.acceptedBy":
 		if e.ComplexityRoot.Concept.AcceptedBy == nil {
@@ -740,6 +868,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Concept.Description(childComplexity), true
+	case "Concept.formerIds":
+		if e.ComplexityRoot.Concept.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Concept.FormerIds(childComplexity), true
 	case "Concept.id":
 		if e.ComplexityRoot.Concept.ID == nil {
 			break
@@ -1006,6 +1140,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Follows(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Event.formerIds":
+		if e.ComplexityRoot.Event.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.FormerIds(childComplexity), true
 	case "Event.id":
 		if e.ComplexityRoot.Event.ID == nil {
 			break
@@ -1240,6 +1380,67 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Event.Year(childComplexity, args["first"].(*int), args["after"].(*string)), true
 
+	case "Grading.grade":
+		if e.ComplexityRoot.Grading.Grade == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Grade(childComplexity), true
+	case "Grading.grader":
+		if e.ComplexityRoot.Grading.Grader == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Grader(childComplexity), true
+	case "Grading.graderName":
+		if e.ComplexityRoot.Grading.GraderName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.GraderName(childComplexity), true
+	case "Grading.note":
+		if e.ComplexityRoot.Grading.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Note(childComplexity), true
+	case "Grading.part":
+		if e.ComplexityRoot.Grading.Part == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Part(childComplexity), true
+	case "Grading.position":
+		if e.ComplexityRoot.Grading.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Position(childComplexity), true
+	case "Grading.scope":
+		if e.ComplexityRoot.Grading.Scope == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Scope(childComplexity), true
+	case "Grading.statedIn":
+		if e.ComplexityRoot.Grading.StatedIn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.StatedIn(childComplexity), true
+	case "Grading.statedInText":
+		if e.ComplexityRoot.Grading.StatedInText == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.StatedInText(childComplexity), true
+	case "Grading.verdict":
+		if e.ComplexityRoot.Grading.Verdict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Verdict(childComplexity), true
+
 	case "Group.accepts":
 		if e.ComplexityRoot.Group.Accepts == nil {
 			break
@@ -1324,6 +1525,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Deserted(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.formerIds":
+		if e.ComplexityRoot.Group.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.FormerIds(childComplexity), true
 	case "Group.foughtAgainst":
 		if e.ComplexityRoot.Group.FoughtAgainst == nil {
 			break
@@ -1540,6 +1747,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ImportResult.QuadsRemoved(childComplexity), true
 
+	case "MergeResult.changed":
+		if e.ComplexityRoot.MergeResult.Changed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MergeResult.Changed(childComplexity), true
+	case "MergeResult.entity":
+		if e.ComplexityRoot.MergeResult.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MergeResult.Entity(childComplexity), true
+	case "MergeResult.narrations":
+		if e.ComplexityRoot.MergeResult.Narrations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MergeResult.Narrations(childComplexity), true
+	case "MergeResult.quadsAdded":
+		if e.ComplexityRoot.MergeResult.QuadsAdded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MergeResult.QuadsAdded(childComplexity), true
+	case "MergeResult.quadsRemoved":
+		if e.ComplexityRoot.MergeResult.QuadsRemoved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MergeResult.QuadsRemoved(childComplexity), true
+	case "MergeResult.removed":
+		if e.ComplexityRoot.MergeResult.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MergeResult.Removed(childComplexity), true
+
 	case "Mutation.deleteNarration":
 		if e.ComplexityRoot.Mutation.DeleteNarration == nil {
 			break
@@ -1562,6 +1806,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportNarration(childComplexity, args["document"].(string)), true
+	case "Mutation.mergeEntities":
+		if e.ComplexityRoot.Mutation.MergeEntities == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_mergeEntities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MergeEntities(childComplexity, args["keep"].(string), args["remove"].(string)), true
 
 	case "Narration.aliases":
 		if e.ComplexityRoot.Narration.Aliases == nil {
@@ -1609,6 +1864,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Description(childComplexity), true
+	case "Narration.formerIds":
+		if e.ComplexityRoot.Narration.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.FormerIds(childComplexity), true
+	case "Narration.gradings":
+		if e.ComplexityRoot.Narration.Gradings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.Gradings(childComplexity), true
 	case "Narration.id":
 		if e.ComplexityRoot.Narration.ID == nil {
 			break
@@ -1661,6 +1928,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Narrator(childComplexity), true
+	case "Narration.parallels":
+		if e.ComplexityRoot.Narration.Parallels == nil {
+			break
+		}
+
+		args, err := ec.field_Narration_parallels_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Narration.Parallels(childComplexity, args["first"].(*int)), true
 	case "Narration.references":
 		if e.ComplexityRoot.Narration.References == nil {
 			break
@@ -1726,6 +2004,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+
+	case "Parallel.claims":
+		if e.ComplexityRoot.Parallel.Claims == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Parallel.Claims(childComplexity), true
+	case "Parallel.narration":
+		if e.ComplexityRoot.Parallel.Narration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Parallel.Narration(childComplexity), true
+	case "Parallel.sharedClaims":
+		if e.ComplexityRoot.Parallel.SharedClaims == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Parallel.SharedClaims(childComplexity), true
+	case "Parallel.variants":
+		if e.ComplexityRoot.Parallel.Variants == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Parallel.Variants(childComplexity), true
 
 	case "Person.accepts":
 		if e.ComplexityRoot.Person.Accepts == nil {
@@ -1888,6 +2191,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.DisagreesWith(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.formerIds":
+		if e.ComplexityRoot.Person.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.FormerIds(childComplexity), true
 	case "Person.foughtAgainst":
 		if e.ComplexityRoot.Person.FoughtAgainst == nil {
 			break
@@ -1977,6 +2286,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Name(childComplexity), true
+	case "Person.narrated":
+		if e.ComplexityRoot.Person.Narrated == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.Narrated(childComplexity), true
 	case "Person.narrates":
 		if e.ComplexityRoot.Person.Narrates == nil {
 			break
@@ -2137,6 +2452,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Transmits(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.transmitted":
+		if e.ComplexityRoot.Person.Transmitted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.Transmitted(childComplexity), true
 	case "Person.type":
 		if e.ComplexityRoot.Person.Type == nil {
 			break
@@ -2217,6 +2538,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Place.Events(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Place.formerIds":
+		if e.ComplexityRoot.Place.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Place.FormerIds(childComplexity), true
 	case "Place.id":
 		if e.ComplexityRoot.Place.ID == nil {
 			break
@@ -2352,6 +2679,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Claims(childComplexity, args["subject"].(*string), args["predicate"].(*string), args["object"].(*string), args["narration"].(*string), args["minAttestations"].(*int), args["first"].(*int), args["after"].(*string)), true
+	case "Query.commonLink":
+		if e.ComplexityRoot.Query.CommonLink == nil {
+			break
+		}
+
+		args, err := ec.field_Query_commonLink_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CommonLink(childComplexity, args["narrations"].([]string)), true
 	case "Query.entities":
 		if e.ComplexityRoot.Query.Entities == nil {
 			break
@@ -2442,6 +2780,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Timeline(childComplexity), true
+	case "Query.variants":
+		if e.ComplexityRoot.Query.Variants == nil {
+			break
+		}
+
+		args, err := ec.field_Query_variants_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Variants(childComplexity, args["subject"].(string), args["predicate"].(string)), true
 	case "Query.verse":
 		if e.ComplexityRoot.Query.Verse == nil {
 			break
@@ -2573,6 +2922,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subgraph.Truncated(childComplexity), true
 
+	case "TextAttribution.license":
+		if e.ComplexityRoot.TextAttribution.License == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextAttribution.License(childComplexity), true
+	case "TextAttribution.rights":
+		if e.ComplexityRoot.TextAttribution.Rights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextAttribution.Rights(childComplexity), true
+	case "TextAttribution.title":
+		if e.ComplexityRoot.TextAttribution.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextAttribution.Title(childComplexity), true
+	case "TextAttribution.translator":
+		if e.ComplexityRoot.TextAttribution.Translator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextAttribution.Translator(childComplexity), true
+	case "TextAttribution.url":
+		if e.ComplexityRoot.TextAttribution.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextAttribution.URL(childComplexity), true
+
 	case "Verse.aliases":
 		if e.ComplexityRoot.Verse.Aliases == nil {
 			break
@@ -2608,6 +2988,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Verse.Description(childComplexity), true
+	case "Verse.formerIds":
+		if e.ComplexityRoot.Verse.FormerIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Verse.FormerIds(childComplexity), true
 	case "Verse.id":
 		if e.ComplexityRoot.Verse.ID == nil {
 			break
@@ -2728,6 +3114,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Verse.SurahVerses(childComplexity), true
+	case "Verse.text":
+		if e.ComplexityRoot.Verse.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Verse.Text(childComplexity), true
+	case "Verse.textAttribution":
+		if e.ComplexityRoot.Verse.TextAttribution == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Verse.TextAttribution(childComplexity), true
+	case "Verse.translation":
+		if e.ComplexityRoot.Verse.Translation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Verse.Translation(childComplexity), true
 	case "Verse.type":
 		if e.ComplexityRoot.Verse.Type == nil {
 			break
@@ -2852,6 +3256,11 @@ interface Entity {
   "Names in Arabic script."
   arabic: [String!]!
   description: String
+  """
+  The ids of entities merged into this one (mergeEntities), sorted. Each still resolves:
+  entity(id:) with a former id returns this entity.
+  """
+  formerIds: [ID!]!
   "The narrations that define, mention or make claims about it, sorted by id."
   narrations: [Narration!]!
   "Claims with this entity as subject or object, optionally of one predicate."
@@ -2883,9 +3292,20 @@ type Person implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  formerIds: [ID!]!
   narrations: [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
+  """
+  The narrations in whose chain (isnad) this person is a link, sorted by id: the chain read
+  the other way. Transmitting a report is not witnessing what it tells.
+  """
+  transmitted: [Narration!]!
+  """
+  The narrations this person is the source of (their narrator), sorted by id. Narrating is
+  not witnessing: a narrator may report what others saw.
+  """
+  narrated: [Narration!]!
 }
 
 "A set of people (or angels) acting or counted together."
@@ -2896,6 +3316,7 @@ type Group implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  formerIds: [ID!]!
   narrations: [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -2909,6 +3330,7 @@ type Event implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  formerIds: [ID!]!
   narrations: [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -2922,6 +3344,7 @@ type Place implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  formerIds: [ID!]!
   narrations: [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -2935,6 +3358,7 @@ type Concept implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  formerIds: [ID!]!
   narrations: [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -2952,6 +3376,7 @@ type Verse implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  formerIds: [ID!]!
   narrations: [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -2967,6 +3392,25 @@ type Verse implements Entity {
   surahMeaning: String!
   "How many verses the surah has."
   surahVerses: Int!
+  "The verse's Arabic text; null until verse texts are imported (athar verses import)."
+  text: String
+  "The verse's English translation (Saheeh International); null until imported."
+  translation: String
+  "Where text and translation come from and under which licence: show it with them."
+  textAttribution: TextAttribution
+}
+
+"The source and licence of the verse texts, as the reserved graph <https://w3id.org/athar/graph/quran> records them."
+type TextAttribution {
+  "The file the texts were taken from, e.g. quran-json 3.1.2, dist/quran_en.json."
+  title: String!
+  url: String
+  "The licence's URL, e.g. https://creativecommons.org/licenses/by-sa/4.0/"
+  license: String
+  "The attribution to show, in words: authors, sources, licence."
+  rights: String!
+  "Whose translation it is."
+  translator: String
 }
 
 "One report (hadith or sirah account) as found in a source; it attests claims."
@@ -2978,6 +3422,8 @@ type Narration implements Entity {
   aliases: [String!]!
   arabic: [String!]!
   description: String
+  "Always empty: narrations are not merged."
+  formerIds: [ID!]!
   "The narrations that mention or make claims about this one (itself included)."
   narrations: [Narration!]!
   "Claims with this narration as subject or object (what it mentions, who narrates it)."
@@ -2998,6 +3444,100 @@ type Narration implements Entity {
   chain: [Person!]!
   "Every claim this narration attests."
   attestedClaims(predicate: String, first: Int = 50, after: String): ClaimConnection!
+  "Graders' verdicts on it, in the document's order; they may disagree, and all are kept."
+  gradings: [Grading!]!
+  """
+  The other narrations that attest claims this one attests (parallel and corroborating
+  reports), then those that only give variants of its claims (another value for the same
+  subject and single-valued predicate): the most shared claims first, then the most
+  variants, then by id. Each comes with the shared claims and its variants. At most first
+  (1 to 100).
+  """
+  parallels(first: Int = 20): [Parallel!]!
+}
+
+"Another narration sharing claims with a narration, or differing from it on one."
+type Parallel {
+  narration: Narration!
+  "How many claims both attest (0 for a narration that only differs)."
+  sharedClaims: Int!
+  "The claims both attest, each with every narration's attestation."
+  claims: [Claim!]!
+  """
+  The other narration's claims that differ from this one's: the same subject and
+  single-valued predicate with another value or object (Claim.variants).
+  """
+  variants: [Claim!]!
+}
+
+"A grader's verdict on a narration."
+type Grading {
+  "1-based, in the document's order."
+  position: Int!
+  "The grader as a person of the graph, when the document names one by id."
+  grader: Person
+  "The grader's name: the person's name, or as the document writes it."
+  graderName: String!
+  "The verdict as stated, e.g. Hasan Gharib."
+  verdict: String!
+  "The verdict normalised, when the document gives it."
+  grade: Grade
+  "What the verdict judges."
+  scope: GradingScope!
+  "Which part of the text, for scope PART."
+  part: String
+  "Where the verdict is stated, as a reference (statedInText when given as text)."
+  statedIn: Reference
+  statedInText: String
+  note: String
+}
+
+"A verdict normalised to the common scale of hadith criticism."
+enum Grade {
+  "sound"
+  SAHIH
+  "al-Tirmidhi's hasan sahih"
+  HASAN_SAHIH
+  "good"
+  HASAN
+  "weak"
+  DAIF
+  "fabricated"
+  MAWDU
+}
+
+"What a grading judges."
+enum GradingScope {
+  "One chain of transmission (isnad) only."
+  CHAIN
+  "The report as a whole: its text, all routes considered."
+  TEXT
+  "One part of the text (Grading.part)."
+  PART
+}
+
+"""
+Where the chains of several narrations converge: the common link (madar). Of the people in
+every narration's route (its chain, then its narrator when the chain does not end with
+them), the one nearest the compilers: the smallest greatest position over the routes (ties:
+the smallest sum of positions, then id). Where the routes agree on the order of the people
+they share, that is the shared person who comes first in every route.
+"""
+type CommonLink {
+  person: Person!
+  "The route every narration shares, from the common link to the source."
+  sharedRoute: [Person!]!
+  "Per narration, in the order asked: where the common link stands in its route."
+  positions: [ChainPosition!]!
+}
+
+"Where a person stands in one narration's route."
+type ChainPosition {
+  narration: Narration!
+  "1-based, nearest the compiler first: 1 is the compiler's own teacher."
+  position: Int!
+  "The narration's own branch: who comes before the common link in its route."
+  branch: [Person!]!
 }
 
 "Locates a narration in a source. Numbers are text (235a)."
@@ -3023,6 +3563,12 @@ type Claim {
   attestations: [Attestation!]!
   "The number of distinct narrations attesting it."
   attestationCount: Int!
+  """
+  For a single-valued predicate (Predicate.single: counts, year, place, killedIn), the
+  other claims with the same subject and predicate: the values other narrations give, each
+  with its attestations. Never overwritten; empty for other predicates.
+  """
+  variants: [Claim!]!
 }
 
 "One narration's support for a claim: the exact words and where they are."
@@ -3169,6 +3715,18 @@ type Query {
   claim(id: ID!): Claim
   "Every defined entity, optionally of one type, sorted by id."
   entities(type: String, first: Int = 50, after: String): EntityConnection!
+  """
+  Every value the narrations give for a single-valued predicate of the subject, each claim
+  with its attestations: variants side by side, never overwritten. INVALID_ARGUMENT for a
+  predicate that is not single-valued (use claims for those).
+  """
+  variants(subject: ID!, predicate: String!): [Claim!]!
+  """
+  The common link of the narrations' chains (2 to 50 narrations; see CommonLink); null when
+  their routes share no one. NOT_FOUND for an unknown narration, INVALID_ARGUMENT for one
+  that records no chain or narrator.
+  """
+  commonLink(narrations: [ID!]!): CommonLink
 }
 
 """
@@ -3187,6 +3745,28 @@ type Mutation {
   when other narrations use an entity only this one defines.
   """
   deleteNarration(id: ID!): Boolean!
+  """
+  Makes remove and keep one entity, keep: every claim, attestation, name, chain link and
+  grading naming remove is rewritten to name keep, in the narrations that made them, in one
+  transaction. remove's names become aliases of keep and its id a former id of keep, which
+  still resolves (entity(id:) returns keep; documents naming it import as naming keep).
+  Both must be defined and of one type, neither a narration nor a verse. NOT_FOUND for an
+  unknown id; CONFLICT when a claim would relate keep to itself.
+  """
+  mergeEntities(keep: ID!, remove: ID!): MergeResult!
+}
+
+type MergeResult {
+  "The entity kept, with remove's names among its aliases."
+  entity: Entity!
+  "The id merged into it."
+  removed: ID!
+  "The narrations rewritten."
+  narrations: [Narration!]!
+  "false when remove had already been merged into keep."
+  changed: Boolean!
+  quadsAdded: Int!
+  quadsRemoved: Int!
 }
 
 type ImportResult {
@@ -3217,7 +3797,7 @@ extend type Person {
   witnessed(first: Int = 50, after: String): RelationConnection!
   """memberOf: The subject belongs to the object group."""
   memberOf(first: Int = 50, after: String): RelationConnection!
-  """killedIn: The subject was killed in the event."""
+  """killedIn: The subject was killed in the event (a person, or a group counted at one event, dies once; different events are variants)."""
   killedIn(first: Int = 50, after: String): RelationConnection!
   """capturedIn: The subject was taken captive in the event."""
   capturedIn(first: Int = 50, after: String): RelationConnection!
@@ -3294,7 +3874,7 @@ extend type Group {
   members(first: Int = 50, after: String): RelationConnection!
   """memberCount: How many the group numbered, in the narration's words or figures ("300 and some", 319). (values; variants from different narrations are all given)"""
   memberCount(first: Int = 50, after: String): RelationConnection!
-  """killedIn: The subject was killed in the event."""
+  """killedIn: The subject was killed in the event (a person, or a group counted at one event, dies once; different events are variants)."""
   killedIn(first: Int = 50, after: String): RelationConnection!
   """capturedIn: The subject was taken captive in the event."""
   capturedIn(first: Int = 50, after: String): RelationConnection!
@@ -3349,7 +3929,7 @@ extend type Event {
   participants(first: Int = 50, after: String): RelationConnection!
   """witnesses (inverse of witnessed, this event as the object): The subject saw the event; never implied by narrating it."""
   witnesses(first: Int = 50, after: String): RelationConnection!
-  """killed (inverse of killedIn, this event as the object): The subject was killed in the event."""
+  """killed (inverse of killedIn, this event as the object): The subject was killed in the event (a person, or a group counted at one event, dies once; different events are variants)."""
   killed(first: Int = 50, after: String): RelationConnection!
   """captured (inverse of capturedIn, this event as the object): The subject was taken captive in the event."""
   captured(first: Int = 50, after: String): RelationConnection!
@@ -3446,6 +4026,18 @@ func (ec *executionContext) childFields_Attestation(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type Attestation", field.Name)
 }
 
+func (ec *executionContext) childFields_ChainPosition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "narration":
+		return ec.fieldContext_ChainPosition_narration(ctx, field)
+	case "position":
+		return ec.fieldContext_ChainPosition_position(ctx, field)
+	case "branch":
+		return ec.fieldContext_ChainPosition_branch(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChainPosition", field.Name)
+}
+
 func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3462,6 +4054,8 @@ func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql
 		return ec.fieldContext_Claim_attestations(ctx, field)
 	case "attestationCount":
 		return ec.fieldContext_Claim_attestationCount(ctx, field)
+	case "variants":
+		return ec.fieldContext_Claim_variants(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Claim", field.Name)
 }
@@ -3488,6 +4082,18 @@ func (ec *executionContext) childFields_ClaimEdge(ctx context.Context, field gra
 		return ec.fieldContext_ClaimEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ClaimEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CommonLink(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "person":
+		return ec.fieldContext_CommonLink_person(ctx, field)
+	case "sharedRoute":
+		return ec.fieldContext_CommonLink_sharedRoute(ctx, field)
+	case "positions":
+		return ec.fieldContext_CommonLink_positions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommonLink", field.Name)
 }
 
 func (ec *executionContext) childFields_Edge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3544,6 +4150,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_arabic(ctx, field)
 	case "description":
 		return ec.fieldContext_Event_description(ctx, field)
+	case "formerIds":
+		return ec.fieldContext_Event_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Event_narrations(ctx, field)
 	case "claims":
@@ -3604,6 +4212,32 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Event", field.Name)
 }
 
+func (ec *executionContext) childFields_Grading(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_Grading_position(ctx, field)
+	case "grader":
+		return ec.fieldContext_Grading_grader(ctx, field)
+	case "graderName":
+		return ec.fieldContext_Grading_graderName(ctx, field)
+	case "verdict":
+		return ec.fieldContext_Grading_verdict(ctx, field)
+	case "grade":
+		return ec.fieldContext_Grading_grade(ctx, field)
+	case "scope":
+		return ec.fieldContext_Grading_scope(ctx, field)
+	case "part":
+		return ec.fieldContext_Grading_part(ctx, field)
+	case "statedIn":
+		return ec.fieldContext_Grading_statedIn(ctx, field)
+	case "statedInText":
+		return ec.fieldContext_Grading_statedInText(ctx, field)
+	case "note":
+		return ec.fieldContext_Grading_note(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Grading", field.Name)
+}
+
 func (ec *executionContext) childFields_ImportResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "narration":
@@ -3622,6 +4256,24 @@ func (ec *executionContext) childFields_ImportResult(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type ImportResult", field.Name)
 }
 
+func (ec *executionContext) childFields_MergeResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entity":
+		return ec.fieldContext_MergeResult_entity(ctx, field)
+	case "removed":
+		return ec.fieldContext_MergeResult_removed(ctx, field)
+	case "narrations":
+		return ec.fieldContext_MergeResult_narrations(ctx, field)
+	case "changed":
+		return ec.fieldContext_MergeResult_changed(ctx, field)
+	case "quadsAdded":
+		return ec.fieldContext_MergeResult_quadsAdded(ctx, field)
+	case "quadsRemoved":
+		return ec.fieldContext_MergeResult_quadsRemoved(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MergeResult", field.Name)
+}
+
 func (ec *executionContext) childFields_Narration(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3636,6 +4288,8 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_arabic(ctx, field)
 	case "description":
 		return ec.fieldContext_Narration_description(ctx, field)
+	case "formerIds":
+		return ec.fieldContext_Narration_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Narration_narrations(ctx, field)
 	case "claims":
@@ -3658,6 +4312,10 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_chain(ctx, field)
 	case "attestedClaims":
 		return ec.fieldContext_Narration_attestedClaims(ctx, field)
+	case "gradings":
+		return ec.fieldContext_Narration_gradings(ctx, field)
+	case "parallels":
+		return ec.fieldContext_Narration_parallels(ctx, field)
 	case "mentions":
 		return ec.fieldContext_Narration_mentions(ctx, field)
 	case "narratedBy":
@@ -3678,6 +4336,20 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
 
+func (ec *executionContext) childFields_Parallel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "narration":
+		return ec.fieldContext_Parallel_narration(ctx, field)
+	case "sharedClaims":
+		return ec.fieldContext_Parallel_sharedClaims(ctx, field)
+	case "claims":
+		return ec.fieldContext_Parallel_claims(ctx, field)
+	case "variants":
+		return ec.fieldContext_Parallel_variants(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Parallel", field.Name)
+}
+
 func (ec *executionContext) childFields_Person(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3692,12 +4364,18 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_arabic(ctx, field)
 	case "description":
 		return ec.fieldContext_Person_description(ctx, field)
+	case "formerIds":
+		return ec.fieldContext_Person_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Person_narrations(ctx, field)
 	case "claims":
 		return ec.fieldContext_Person_claims(ctx, field)
 	case "relations":
 		return ec.fieldContext_Person_relations(ctx, field)
+	case "transmitted":
+		return ec.fieldContext_Person_transmitted(ctx, field)
+	case "narrated":
+		return ec.fieldContext_Person_narrated(ctx, field)
 	case "subjectOf":
 		return ec.fieldContext_Person_subjectOf(ctx, field)
 	case "participatedIn":
@@ -3864,6 +4542,22 @@ func (ec *executionContext) childFields_Subgraph(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Subgraph", field.Name)
 }
 
+func (ec *executionContext) childFields_TextAttribution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "title":
+		return ec.fieldContext_TextAttribution_title(ctx, field)
+	case "url":
+		return ec.fieldContext_TextAttribution_url(ctx, field)
+	case "license":
+		return ec.fieldContext_TextAttribution_license(ctx, field)
+	case "rights":
+		return ec.fieldContext_TextAttribution_rights(ctx, field)
+	case "translator":
+		return ec.fieldContext_TextAttribution_translator(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextAttribution", field.Name)
+}
+
 func (ec *executionContext) childFields_Verse(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3878,6 +4572,8 @@ func (ec *executionContext) childFields_Verse(ctx context.Context, field graphql
 		return ec.fieldContext_Verse_arabic(ctx, field)
 	case "description":
 		return ec.fieldContext_Verse_description(ctx, field)
+	case "formerIds":
+		return ec.fieldContext_Verse_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Verse_narrations(ctx, field)
 	case "claims":
@@ -3898,6 +4594,12 @@ func (ec *executionContext) childFields_Verse(ctx context.Context, field graphql
 		return ec.fieldContext_Verse_surahMeaning(ctx, field)
 	case "surahVerses":
 		return ec.fieldContext_Verse_surahVerses(ctx, field)
+	case "text":
+		return ec.fieldContext_Verse_text(ctx, field)
+	case "translation":
+		return ec.fieldContext_Verse_translation(ctx, field)
+	case "textAttribution":
+		return ec.fieldContext_Verse_textAttribution(ctx, field)
 	case "revealedRegarding":
 		return ec.fieldContext_Verse_revealedRegarding(ctx, field)
 	case "revealedIn":
@@ -5382,6 +6084,28 @@ func (ec *executionContext) field_Mutation_importNarration_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_mergeEntities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "keep",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["keep"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "remove",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["remove"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Narration_attestedClaims_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5483,6 +6207,20 @@ func (ec *executionContext) field_Narration_narratedBy_args(ctx context.Context,
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Narration_parallels_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -6608,6 +7346,20 @@ func (ec *executionContext) field_Query_claims_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_commonLink_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "narrations",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["narrations"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_entities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6783,6 +7535,28 @@ func (ec *executionContext) field_Query_shortestPath_args(ctx context.Context, r
 		return nil, err
 	}
 	args["excludePredicates"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_variants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "subject",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["subject"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "predicate",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["predicate"] = arg1
 	return args, nil
 }
 
@@ -7176,6 +7950,93 @@ func (ec *executionContext) fieldContext_Attestation_end(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Attestation", field, true, false, "Int")
 }
 
+func (ec *executionContext) _ChainPosition_narration(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChainPosition_narration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Narration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChainPosition_narration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChainPosition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChainPosition_position(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChainPosition_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChainPosition_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChainPosition", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ChainPosition_branch(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChainPosition_branch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Branch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChainPosition_branch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChainPosition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Claim_id(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7364,6 +8225,38 @@ func (ec *executionContext) fieldContext_Claim_attestationCount(_ context.Contex
 	return graphql.NewScalarFieldContext("Claim", field, true, false, "Int")
 }
 
+func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_variants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Claim().Variants(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
+			return ec.marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_variants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Claim",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Claim(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ClaimConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ClaimConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7538,6 +8431,102 @@ func (ec *executionContext) fieldContext_ClaimEdge_node(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _CommonLink_person(ctx context.Context, field graphql.CollectedField, obj *model.CommonLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommonLink_person(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Person, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPerson(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommonLink_person(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommonLink",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommonLink_sharedRoute(ctx context.Context, field graphql.CollectedField, obj *model.CommonLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommonLink_sharedRoute(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SharedRoute, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommonLink_sharedRoute(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommonLink",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CommonLink_positions(ctx context.Context, field graphql.CollectedField, obj *model.CommonLink) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CommonLink_positions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Positions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ChainPosition) graphql.Marshaler {
+			return ec.marshalNChainPosition2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChainPositionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CommonLink_positions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CommonLink",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChainPosition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Concept_id(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7674,6 +8663,29 @@ func (ec *executionContext) _Concept_description(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Concept_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Concept", field, true, false, "String")
+}
+
+func (ec *executionContext) _Concept_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Concept", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Concept_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
@@ -8582,6 +9594,29 @@ func (ec *executionContext) _Event_description(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Event_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Event", field, true, false, "String")
+}
+
+func (ec *executionContext) _Event_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Event_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
@@ -9804,6 +10839,254 @@ func (ec *executionContext) fieldContext_Event_mentionedIn(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Grading_position(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Grading_grader(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_grader(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Grading().Grader(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Person) graphql.Marshaler {
+			return ec.marshalOPerson2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPerson(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_grader(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Grading",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Grading_graderName(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_graderName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Grading().GraderName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_graderName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, true, "String")
+}
+
+func (ec *executionContext) _Grading_verdict(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_verdict(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verdict(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_verdict(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "String")
+}
+
+func (ec *executionContext) _Grading_grade(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_grade(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Grade(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Grade) graphql.Marshaler {
+			return ec.marshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_grade(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "Grade")
+}
+
+func (ec *executionContext) _Grading_scope(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_scope(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scope(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.GradingScope) graphql.Marshaler {
+			return ec.marshalNGradingScope2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "GradingScope")
+}
+
+func (ec *executionContext) _Grading_part(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_part(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Part(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_part(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "String")
+}
+
+func (ec *executionContext) _Grading_statedIn(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_statedIn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatedIn(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Reference) graphql.Marshaler {
+			return ec.marshalOReference2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐReference(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_statedIn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Grading",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reference(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Grading_statedInText(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_statedInText(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StatedInText(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_statedInText(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "String")
+}
+
+func (ec *executionContext) _Grading_note(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Grading", field, true, false, "String")
+}
+
 func (ec *executionContext) _Group_id(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9940,6 +11223,29 @@ func (ec *executionContext) _Group_description(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Group_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, true, false, "String")
+}
+
+func (ec *executionContext) _Group_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Group_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
@@ -11001,6 +12307,162 @@ func (ec *executionContext) fieldContext_ImportResult_quadsRemoved(_ context.Con
 	return graphql.NewScalarFieldContext("ImportResult", field, false, false, "Int")
 }
 
+func (ec *executionContext) _MergeResult_entity(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MergeResult_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entity) graphql.Marshaler {
+			return ec.marshalNEntity2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MergeResult_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MergeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MergeResult_removed(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MergeResult_removed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MergeResult_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MergeResult", field, false, false, "ID")
+}
+
+func (ec *executionContext) _MergeResult_narrations(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MergeResult_narrations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Narrations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MergeResult_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MergeResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MergeResult_changed(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MergeResult_changed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Changed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MergeResult_changed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MergeResult", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _MergeResult_quadsAdded(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MergeResult_quadsAdded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuadsAdded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MergeResult_quadsAdded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MergeResult", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MergeResult_quadsRemoved(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MergeResult_quadsRemoved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.QuadsRemoved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MergeResult_quadsRemoved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MergeResult", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Mutation_importNarration(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11083,6 +12545,50 @@ func (ec *executionContext) fieldContext_Mutation_deleteNarration(ctx context.Co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteNarration_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_mergeEntities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_mergeEntities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MergeEntities(ctx, fc.Args["keep"].(string), fc.Args["remove"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MergeResult) graphql.Marshaler {
+			return ec.marshalNMergeResult2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMergeResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_mergeEntities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MergeResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_mergeEntities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11225,6 +12731,29 @@ func (ec *executionContext) _Narration_description(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Narration_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Narration", field, true, false, "String")
+}
+
+func (ec *executionContext) _Narration_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Narration", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Narration_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
@@ -11579,6 +13108,82 @@ func (ec *executionContext) fieldContext_Narration_attestedClaims(ctx context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Narration_gradings(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_gradings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gradings(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
+			return ec.marshalNGrading2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_gradings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Grading(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Narration_parallels(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_parallels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Narration().Parallels(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Parallel) graphql.Marshaler {
+			return ec.marshalNParallel2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐParallelᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_parallels(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Parallel(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Narration_parallels_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Narration_mentions(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11757,6 +13362,125 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _Parallel_narration(ctx context.Context, field graphql.CollectedField, obj *model.Parallel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Parallel_narration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Narration, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Parallel_narration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Parallel",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Parallel_sharedClaims(ctx context.Context, field graphql.CollectedField, obj *model.Parallel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Parallel_sharedClaims(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SharedClaims, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Parallel_sharedClaims(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Parallel", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Parallel_claims(ctx context.Context, field graphql.CollectedField, obj *model.Parallel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Parallel_claims(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Claims, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
+			return ec.marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Parallel_claims(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Parallel",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Claim(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Parallel_variants(ctx context.Context, field graphql.CollectedField, obj *model.Parallel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Parallel_variants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Variants, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
+			return ec.marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Parallel_variants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Parallel",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Claim(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Person_id(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11895,6 +13619,29 @@ func (ec *executionContext) fieldContext_Person_description(_ context.Context, f
 	return graphql.NewScalarFieldContext("Person", field, true, false, "String")
 }
 
+func (ec *executionContext) _Person_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, true, false, "ID")
+}
+
 func (ec *executionContext) _Person_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12011,6 +13758,70 @@ func (ec *executionContext) fieldContext_Person_relations(ctx context.Context, f
 	if fc.Args, err = ec.field_Person_relations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_transmitted(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_transmitted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Person().Transmitted(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_transmitted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_narrated(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_narrated(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Person().Narrated(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_narrated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -13693,6 +15504,29 @@ func (ec *executionContext) fieldContext_Place_description(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Place", field, true, false, "String")
 }
 
+func (ec *executionContext) _Place_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Place) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Place_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Place_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Place", field, true, false, "ID")
+}
+
 func (ec *executionContext) _Place_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Place) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14656,6 +16490,94 @@ func (ec *executionContext) fieldContext_Query_entities(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_variants(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_variants(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Variants(ctx, fc.Args["subject"].(string), fc.Args["predicate"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
+			return ec.marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_variants(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Claim(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_variants_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_commonLink(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_commonLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CommonLink(ctx, fc.Args["narrations"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CommonLink) graphql.Marshaler {
+			return ec.marshalOCommonLink2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐCommonLink(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_commonLink(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CommonLink(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_commonLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15241,6 +17163,121 @@ func (ec *executionContext) fieldContext_Subgraph_truncated(_ context.Context, f
 	return graphql.NewScalarFieldContext("Subgraph", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _TextAttribution_title(ctx context.Context, field graphql.CollectedField, obj *model.TextAttribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextAttribution_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextAttribution_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextAttribution", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextAttribution_url(ctx context.Context, field graphql.CollectedField, obj *model.TextAttribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextAttribution_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TextAttribution_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextAttribution", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextAttribution_license(ctx context.Context, field graphql.CollectedField, obj *model.TextAttribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextAttribution_license(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.License, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TextAttribution_license(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextAttribution", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextAttribution_rights(ctx context.Context, field graphql.CollectedField, obj *model.TextAttribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextAttribution_rights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextAttribution_rights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextAttribution", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextAttribution_translator(ctx context.Context, field graphql.CollectedField, obj *model.TextAttribution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextAttribution_translator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Translator, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TextAttribution_translator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextAttribution", field, false, false, "String")
+}
+
 func (ec *executionContext) _Verse_id(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15377,6 +17414,29 @@ func (ec *executionContext) _Verse_description(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Verse_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Verse", field, true, false, "String")
+}
+
+func (ec *executionContext) _Verse_formerIds(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Verse_formerIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FormerIds(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Verse_formerIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Verse", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Verse_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
@@ -15658,6 +17718,84 @@ func (ec *executionContext) _Verse_surahVerses(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Verse_surahVerses(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Verse", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Verse_text(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Verse_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Verse().Text(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Verse_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Verse", field, true, true, "String")
+}
+
+func (ec *executionContext) _Verse_translation(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Verse_translation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Verse().Translation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Verse_translation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Verse", field, true, true, "String")
+}
+
+func (ec *executionContext) _Verse_textAttribution(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Verse_textAttribution(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Verse().TextAttribution(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TextAttribution) graphql.Marshaler {
+			return ec.marshalOTextAttribution2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextAttribution(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Verse_textAttribution(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Verse",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextAttribution(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Verse_revealedRegarding(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
@@ -17075,6 +19213,49 @@ func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var chainPositionImplementors = []string{"ChainPosition"}
+
+func (ec *executionContext) _ChainPosition(ctx context.Context, sel ast.SelectionSet, obj *model.ChainPosition) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chainPositionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChainPosition")
+		case "narration":
+			out.Values[i] = ec._ChainPosition_narration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "position":
+			out.Values[i] = ec._ChainPosition_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "branch":
+			out.Values[i] = ec._ChainPosition_branch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var claimImplementors = []string{"Claim"}
 
 func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, obj *model.Claim) graphql.Marshaler {
@@ -17123,6 +19304,12 @@ func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "variants":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Claim_variants(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -17226,6 +19413,49 @@ func (ec *executionContext) _ClaimEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var commonLinkImplementors = []string{"CommonLink"}
+
+func (ec *executionContext) _CommonLink(ctx context.Context, sel ast.SelectionSet, obj *model.CommonLink) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, commonLinkImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CommonLink")
+		case "person":
+			out.Values[i] = ec._CommonLink_person(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sharedRoute":
+			out.Values[i] = ec._CommonLink_sharedRoute(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "positions":
+			out.Values[i] = ec._CommonLink_positions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var conceptImplementors = []string{"Concept", "Entity"}
 
 func (ec *executionContext) _Concept(ctx context.Context, sel ast.SelectionSet, obj *model.Concept) graphql.Marshaler {
@@ -17265,6 +19495,11 @@ func (ec *executionContext) _Concept(ctx context.Context, sel ast.SelectionSet, 
 		case "description":
 			out.Values[i] = ec._Concept_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "formerIds":
+			out.Values[i] = ec._Concept_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "narrations":
@@ -17531,6 +19766,11 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "formerIds":
+			out.Values[i] = ec._Event_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "narrations":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -17716,6 +19956,86 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 	return out
 }
 
+var gradingImplementors = []string{"Grading"}
+
+func (ec *executionContext) _Grading(ctx context.Context, sel ast.SelectionSet, obj *model.Grading) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gradingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Grading")
+		case "position":
+			out.Values[i] = ec._Grading_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "grader":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Grading_grader(ctx, field, obj)
+				})
+		case "graderName":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Grading_graderName(ctx, field, obj)
+				})
+		case "verdict":
+			out.Values[i] = ec._Grading_verdict(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "grade":
+			out.Values[i] = ec._Grading_grade(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "scope":
+			out.Values[i] = ec._Grading_scope(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "part":
+			out.Values[i] = ec._Grading_part(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statedIn":
+			out.Values[i] = ec._Grading_statedIn(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "statedInText":
+			out.Values[i] = ec._Grading_statedInText(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "note":
+			out.Values[i] = ec._Grading_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var groupImplementors = []string{"Group", "Entity"}
 
 func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, obj *model.Group) graphql.Marshaler {
@@ -17755,6 +20075,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 		case "description":
 			out.Values[i] = ec._Group_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "formerIds":
+			out.Values[i] = ec._Group_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "narrations":
@@ -17958,6 +20283,64 @@ func (ec *executionContext) _ImportResult(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var mergeResultImplementors = []string{"MergeResult"}
+
+func (ec *executionContext) _MergeResult(ctx context.Context, sel ast.SelectionSet, obj *model.MergeResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mergeResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MergeResult")
+		case "entity":
+			out.Values[i] = ec._MergeResult_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removed":
+			out.Values[i] = ec._MergeResult_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "narrations":
+			out.Values[i] = ec._MergeResult_narrations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changed":
+			out.Values[i] = ec._MergeResult_changed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quadsAdded":
+			out.Values[i] = ec._MergeResult_quadsAdded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "quadsRemoved":
+			out.Values[i] = ec._MergeResult_quadsRemoved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -17987,6 +20370,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteNarration":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteNarration(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mergeEntities":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_mergeEntities(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -18049,6 +20439,11 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "formerIds":
+			out.Values[i] = ec._Narration_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "narrations":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18109,6 +20504,17 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_attestedClaims(ctx, field, obj)
+				})
+		case "gradings":
+			out.Values[i] = ec._Narration_gradings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parallels":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_parallels(ctx, field, obj)
 				})
 		case "mentions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -18183,6 +20589,54 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var parallelImplementors = []string{"Parallel"}
+
+func (ec *executionContext) _Parallel(ctx context.Context, sel ast.SelectionSet, obj *model.Parallel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, parallelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Parallel")
+		case "narration":
+			out.Values[i] = ec._Parallel_narration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sharedClaims":
+			out.Values[i] = ec._Parallel_sharedClaims(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "claims":
+			out.Values[i] = ec._Parallel_claims(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "variants":
+			out.Values[i] = ec._Parallel_variants(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var personImplementors = []string{"Person", "Entity"}
 
 func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, obj *model.Person) graphql.Marshaler {
@@ -18224,6 +20678,11 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "formerIds":
+			out.Values[i] = ec._Person_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "narrations":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18241,6 +20700,18 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Person_relations(ctx, field, obj)
+				})
+		case "transmitted":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_transmitted(ctx, field, obj)
+				})
+		case "narrated":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_narrated(ctx, field, obj)
 				})
 		case "subjectOf":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -18510,6 +20981,11 @@ func (ec *executionContext) _Place(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "formerIds":
+			out.Values[i] = ec._Place_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "narrations":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -18726,6 +21202,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_entities(ctx, field)
+				})
+		case "variants":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_variants(ctx, field)
+				})
+		case "commonLink":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_commonLink(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -18994,6 +21482,59 @@ func (ec *executionContext) _Subgraph(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var textAttributionImplementors = []string{"TextAttribution"}
+
+func (ec *executionContext) _TextAttribution(ctx context.Context, sel ast.SelectionSet, obj *model.TextAttribution) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textAttributionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextAttribution")
+		case "title":
+			out.Values[i] = ec._TextAttribution_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "url":
+			out.Values[i] = ec._TextAttribution_url(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "license":
+			out.Values[i] = ec._TextAttribution_license(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rights":
+			out.Values[i] = ec._TextAttribution_rights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "translator":
+			out.Values[i] = ec._TextAttribution_translator(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var verseImplementors = []string{"Verse", "Entity"}
 
 func (ec *executionContext) _Verse(ctx context.Context, sel ast.SelectionSet, obj *model.Verse) graphql.Marshaler {
@@ -19033,6 +21574,11 @@ func (ec *executionContext) _Verse(ctx context.Context, sel ast.SelectionSet, ob
 		case "description":
 			out.Values[i] = ec._Verse_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "formerIds":
+			out.Values[i] = ec._Verse_formerIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "narrations":
@@ -19088,6 +21634,24 @@ func (ec *executionContext) _Verse(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "text":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Verse_text(ctx, field, obj)
+				})
+		case "translation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Verse_translation(ctx, field, obj)
+				})
+		case "textAttribution":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Verse_textAttribution(ctx, field, obj)
+				})
 		case "revealedRegarding":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19535,6 +22099,30 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNChainPosition2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChainPositionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ChainPosition) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChainPosition2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChainPosition(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChainPosition2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChainPosition(ctx context.Context, sel ast.SelectionSet, v *model.ChainPosition) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ChainPosition!")
+		return graphql.Null
+	}
+	return ec._ChainPosition(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -19705,6 +22293,40 @@ func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋatharᚑhadithᚋath
 	return ec._Event(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNGrading2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGrading2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrading(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGrading2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrading(ctx context.Context, sel ast.SelectionSet, v *model.Grading) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Grading!")
+		return graphql.Null
+	}
+	return ec._Grading(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNGradingScope2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, v any) (model.GradingScope, error) {
+	var res model.GradingScope
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGradingScope2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, sel ast.SelectionSet, v model.GradingScope) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalID(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -19717,6 +22339,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 		graphql.AddInvalidNullFromMarshaler(ctx, "ID!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNImportResult2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐImportResult(ctx context.Context, sel ast.SelectionSet, v *model.ImportResult) graphql.Marshaler {
@@ -19739,6 +22390,14 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMergeResult2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMergeResult(ctx context.Context, sel ast.SelectionSet, v *model.MergeResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MergeResult!")
+		return graphql.Null
+	}
+	return ec._MergeResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNNarration2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -19771,6 +22430,30 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNParallel2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐParallelᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Parallel) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNParallel2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐParallel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNParallel2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐParallel(ctx context.Context, sel ast.SelectionSet, v *model.Parallel) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Parallel!")
+		return graphql.Null
+	}
+	return ec._Parallel(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPerson2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Person) graphql.Marshaler {
@@ -20131,6 +22814,13 @@ func (ec *executionContext) marshalOClaim2ᚖgithubᚗcomᚋatharᚑhadithᚋath
 	return ec._Claim(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOCommonLink2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐCommonLink(ctx context.Context, sel ast.SelectionSet, v *model.CommonLink) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CommonLink(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalODirection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐDirection(ctx context.Context, v any) (*model.Direction, error) {
 	if v == nil {
 		return nil, nil
@@ -20152,6 +22842,22 @@ func (ec *executionContext) marshalOEntity2githubᚗcomᚋatharᚑhadithᚋathar
 		return graphql.Null
 	}
 	return ec._Entity(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx context.Context, v any) (*model.Grade, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Grade)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx context.Context, sel ast.SelectionSet, v *model.Grade) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -20209,6 +22915,13 @@ func (ec *executionContext) marshalOPredicate2ᚖgithubᚗcomᚋatharᚑhadith�
 		return graphql.Null
 	}
 	return ec._Predicate(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOReference2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐReference(ctx context.Context, sel ast.SelectionSet, v *model.Reference) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Reference(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -20269,6 +22982,13 @@ func (ec *executionContext) marshalOSubgraph2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 		return graphql.Null
 	}
 	return ec._Subgraph(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTextAttribution2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextAttribution(ctx context.Context, sel ast.SelectionSet, v *model.TextAttribution) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TextAttribution(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOVerse2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐVerse(ctx context.Context, sel ast.SelectionSet, v *model.Verse) graphql.Marshaler {

@@ -7,6 +7,8 @@
 package model
 
 import (
+	"strings"
+
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
@@ -45,6 +47,9 @@ func (d EntityData) Arabic() []string { return nonNil(d.E.Arabic) }
 
 // Description is the entity's description, nil when none is given.
 func (d EntityData) Description() *string { return optional(d.E.Description) }
+
+// FormerIds are the ids of the entities merged into this one, never nil.
+func (d EntityData) FormerIds() []string { return ids(d.E.FormerIDs) }
 
 // Person is a GraphQL Person.
 type Person struct{ EntityData }
@@ -153,6 +158,18 @@ func (n *Narration) Arabic() []string { return []string{} }
 // Description is nil: a narration is described by its text.
 func (n *Narration) Description() *string { return nil }
 
+// FormerIds is empty: narrations are not merged.
+func (n *Narration) FormerIds() []string { return []string{} }
+
+// Gradings are the graders' verdicts, in the document's order.
+func (n *Narration) Gradings() []*Grading {
+	out := make([]*Grading, len(n.N.Gradings))
+	for i, g := range n.N.Gradings {
+		out[i] = &Grading{G: g}
+	}
+	return out
+}
+
 // Text is the narration's text.
 func (n *Narration) Text() string { return n.N.Text }
 
@@ -170,6 +187,48 @@ func (n *Narration) References() []*Reference {
 	}
 	return out
 }
+
+// Grading is a GraphQL Grading. Its grader and graderName need the graph (the grader's
+// name when given by id) and are resolved in package graph.
+type Grading struct {
+	G athar.Grading
+}
+
+// Position is the grading's 1-based position in its document.
+func (g *Grading) Position() int { return g.G.Position }
+
+// Verdict is the verdict as stated.
+func (g *Grading) Verdict() string { return g.G.Verdict }
+
+// Grade is the normalised verdict, nil when not given.
+func (g *Grading) Grade() *Grade {
+	if g.G.Grade == "" {
+		return nil
+	}
+	v := Grade(strings.ToUpper(strings.ReplaceAll(string(g.G.Grade), "-", "_")))
+	return &v
+}
+
+// Scope is what the verdict judges.
+func (g *Grading) Scope() GradingScope { return GradingScope(strings.ToUpper(string(g.G.Scope))) }
+
+// Part says which part of the text, for scope PART.
+func (g *Grading) Part() *string { return optional(g.G.Part) }
+
+// StatedIn is where the verdict is stated, when given as a reference.
+func (g *Grading) StatedIn() *Reference {
+	r := g.G.StatedIn
+	if r == nil {
+		return nil
+	}
+	return &Reference{Collection: r.Collection, Number: r.Number, Edition: optional(r.Edition), URL: optional(r.URL)}
+}
+
+// StatedInText is where the verdict is stated, when given as text.
+func (g *Grading) StatedInText() *string { return optional(g.G.StatedInText) }
+
+// Note is the document's note on the grading.
+func (g *Grading) Note() *string { return optional(g.G.Note) }
 
 // Claim is a GraphQL Claim.
 type Claim struct {
@@ -283,6 +342,14 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+func ids(in []athar.ID) []string {
+	out := make([]string, len(in))
+	for i, id := range in {
+		out[i] = string(id)
+	}
+	return out
 }
 
 func nonNil(ss []string) []string {

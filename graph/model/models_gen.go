@@ -9,6 +9,15 @@ import (
 	"strconv"
 )
 
+// Where a person stands in one narration's route.
+type ChainPosition struct {
+	Narration *Narration `json:"narration"`
+	// 1-based, nearest the compiler first: 1 is the compiler's own teacher.
+	Position int `json:"position"`
+	// The narration's own branch: who comes before the common link in its route.
+	Branch []*Person `json:"branch"`
+}
+
 type ClaimConnection struct {
 	Edges []*ClaimEdge `json:"edges"`
 	// The edges' nodes, for clients that do not need cursors.
@@ -20,6 +29,19 @@ type ClaimConnection struct {
 type ClaimEdge struct {
 	Cursor string `json:"cursor"`
 	Node   *Claim `json:"node"`
+}
+
+// Where the chains of several narrations converge: the common link (madar). Of the people in
+// every narration's route (its chain, then its narrator when the chain does not end with
+// them), the one nearest the compilers: the smallest greatest position over the routes (ties:
+// the smallest sum of positions, then id). Where the routes agree on the order of the people
+// they share, that is the shared person who comes first in every route.
+type CommonLink struct {
+	Person *Person `json:"person"`
+	// The route every narration shares, from the common link to the source.
+	SharedRoute []*Person `json:"sharedRoute"`
+	// Per narration, in the order asked: where the common link stands in its route.
+	Positions []*ChainPosition `json:"positions"`
 }
 
 type EntityConnection struct {
@@ -46,6 +68,19 @@ type ImportResult struct {
 	QuadsRemoved int  `json:"quadsRemoved"`
 }
 
+type MergeResult struct {
+	// The entity kept, with remove's names among its aliases.
+	Entity Entity `json:"entity"`
+	// The id merged into it.
+	Removed string `json:"removed"`
+	// The narrations rewritten.
+	Narrations []*Narration `json:"narrations"`
+	// false when remove had already been merged into keep.
+	Changed      bool `json:"changed"`
+	QuadsAdded   int  `json:"quadsAdded"`
+	QuadsRemoved int  `json:"quadsRemoved"`
+}
+
 // Writes. Every mutation needs Authorization: Bearer <token> (the server's ATHAR_TOKEN); with
 // no token configured every mutation is refused with UNAUTHENTICATED. GET requests may not
 // carry mutations.
@@ -56,6 +91,18 @@ type PageInfo struct {
 	HasNextPage bool `json:"hasNextPage"`
 	// Opaque: pass it back as after to get the next page.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// Another narration sharing claims with a narration, or differing from it on one.
+type Parallel struct {
+	Narration *Narration `json:"narration"`
+	// How many claims both attest (0 for a narration that only differs).
+	SharedClaims int `json:"sharedClaims"`
+	// The claims both attest, each with every narration's attestation.
+	Claims []*Claim `json:"claims"`
+	// The other narration's claims that differ from this one's: the same subject and
+	// single-valued predicate with another value or object (Claim.variants).
+	Variants []*Claim `json:"variants"`
 }
 
 // One relation of the vocabulary.
@@ -109,6 +156,19 @@ type Subgraph struct {
 	Edges []*Edge  `json:"edges"`
 	// Set when the visited cap stopped a neighbourhood early: some nodes within the depth are missing.
 	Truncated bool `json:"truncated"`
+}
+
+// The source and licence of the verse texts, as the reserved graph <https://w3id.org/athar/graph/quran> records them.
+type TextAttribution struct {
+	// The file the texts were taken from, e.g. quran-json 3.1.2, dist/quran_en.json.
+	Title string  `json:"title"`
+	URL   *string `json:"url,omitempty"`
+	// The licence's URL, e.g. https://creativecommons.org/licenses/by-sa/4.0/
+	License *string `json:"license,omitempty"`
+	// The attribution to show, in words: authors, sources, licence.
+	Rights string `json:"rights"`
+	// Whose translation it is.
+	Translator *string `json:"translator,omitempty"`
 }
 
 // Which side of a claim an entity is on.
@@ -167,6 +227,134 @@ func (e *Direction) UnmarshalJSON(b []byte) error {
 }
 
 func (e Direction) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A verdict normalised to the common scale of hadith criticism.
+type Grade string
+
+const (
+	// sound
+	GradeSahih Grade = "SAHIH"
+	// al-Tirmidhi's hasan sahih
+	GradeHasanSahih Grade = "HASAN_SAHIH"
+	// good
+	GradeHasan Grade = "HASAN"
+	// weak
+	GradeDaif Grade = "DAIF"
+	// fabricated
+	GradeMawdu Grade = "MAWDU"
+)
+
+var AllGrade = []Grade{
+	GradeSahih,
+	GradeHasanSahih,
+	GradeHasan,
+	GradeDaif,
+	GradeMawdu,
+}
+
+func (e Grade) IsValid() bool {
+	switch e {
+	case GradeSahih, GradeHasanSahih, GradeHasan, GradeDaif, GradeMawdu:
+		return true
+	}
+	return false
+}
+
+func (e Grade) String() string {
+	return string(e)
+}
+
+func (e *Grade) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Grade(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Grade", str)
+	}
+	return nil
+}
+
+func (e Grade) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Grade) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Grade) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a grading judges.
+type GradingScope string
+
+const (
+	// One chain of transmission (isnad) only.
+	GradingScopeChain GradingScope = "CHAIN"
+	// The report as a whole: its text, all routes considered.
+	GradingScopeText GradingScope = "TEXT"
+	// One part of the text (Grading.part).
+	GradingScopePart GradingScope = "PART"
+)
+
+var AllGradingScope = []GradingScope{
+	GradingScopeChain,
+	GradingScopeText,
+	GradingScopePart,
+}
+
+func (e GradingScope) IsValid() bool {
+	switch e {
+	case GradingScopeChain, GradingScopeText, GradingScopePart:
+		return true
+	}
+	return false
+}
+
+func (e GradingScope) String() string {
+	return string(e)
+}
+
+func (e *GradingScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = GradingScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid GradingScope", str)
+	}
+	return nil
+}
+
+func (e GradingScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *GradingScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e GradingScope) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

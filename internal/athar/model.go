@@ -10,6 +10,7 @@ type Entity struct {
 	Aliases     []string // every other name, sorted; never includes Name
 	Description string
 	Narrations  []ID // narrations that define, mention or make claims about it, sorted
+	FormerIDs   []ID // ids of entities merged into this one (see Store.MergedInto), sorted
 }
 
 // Claim is one triple (subject, predicate, object-or-value) with every narration's
@@ -54,6 +55,7 @@ type Narration struct {
 	References  []Reference
 	Narrator    ID   // who reports it; empty when not given
 	Chain       []ID // the isnad, nearest the compiler first
+	Gradings    []Grading
 }
 
 // Edge is a plain triple between two entities, as neighbourhood and path queries see it,

@@ -16,6 +16,11 @@ const (
 	SKOSAltLbl  = "http://www.w3.org/2004/02/skos/core#altLabel"
 	XSDInteger  = "http://www.w3.org/2001/XMLSchema#integer"
 	XSDString   = "http://www.w3.org/2001/XMLSchema#string"
+
+	DCTermsTitle   = "http://purl.org/dc/terms/title"
+	DCTermsSource  = "http://purl.org/dc/terms/source"
+	DCTermsLicense = "http://purl.org/dc/terms/license"
+	DCTermsRights  = "http://purl.org/dc/terms/rights"
 )
 
 // Structural vocabulary: the shape of claims, attestations and narrations. These are not
@@ -48,7 +53,40 @@ const (
 	PredTranslation = VocabBase + "translation" // narration -> string: whose translation the text is
 	PredSurah       = VocabBase + "surah"       // verse -> integer
 	PredAyah        = VocabBase + "ayah"        // verse -> integer
+
+	// Gradings: a narration's verdicts by graders (see Grading).
+	ClassGrading   = VocabBase + "Grading"
+	PredGrading    = VocabBase + "grading"    // narration -> grading
+	PredGrader     = VocabBase + "grader"     // grading -> person, when named by id
+	PredGraderName = VocabBase + "graderName" // grading -> string, when named as text
+	PredVerdict    = VocabBase + "verdict"    // grading -> string: the verdict as stated
+	PredGrade      = VocabBase + "grade"      // grading -> string: one of the Grade values
+	PredScope      = VocabBase + "scope"      // grading -> string: one of the GradingScope values
+	PredPart       = VocabBase + "part"       // grading -> string: which part, for ScopePart
+	PredStatedIn   = VocabBase + "statedIn"   // grading -> string: where the verdict is stated, as text
+	// A grading stated in a reference holds it itself: PredCollection, PredEdition,
+	// PredNumber and PredURL on the grading node.
+
+	// PredFormerID records, on the entity an entity was merged into, the id the merged
+	// entity had: <keep> formerId "person:old" (see Importer.Merge).
+	PredFormerID = VocabBase + "formerId" // entity -> string: an id merged into it
+
+	// Verse texts, under the reserved graph QuranGraph (not a narration).
+	ClassTextSource      = VocabBase + "TextSource"
+	PredVerseText        = VocabBase + "verseText"        // verse -> string@ar: the Arabic text
+	PredVerseTranslation = VocabBase + "verseTranslation" // verse -> string@en: a translation
+	PredTranslator       = VocabBase + "translator"       // text source -> string
 )
+
+// QuranGraph is the reserved label of the Qur'an's texts: the Arabic text and translation
+// of each verse (athar verses import) with their attribution, as quads about the verses
+// and about the graph's own IRI (https://w3id.org/athar/graph/quran). It is not a
+// narration: no narration asserts these texts, importing or deleting narrations never
+// touches them, and Entity.Narrations never lists it.
+const QuranGraph ID = "graph:quran"
+
+// IsReservedGraph reports whether label is the IRI of a reserved graph (not a narration).
+func IsReservedGraph(label string) bool { return label == QuranGraph.IRI() }
 
 // Term is an RDF term in a quad's object position: an IRI, or a literal with an optional
 // datatype IRI or language tag.
@@ -190,6 +228,9 @@ var structural = map[string]bool{
 	PredLanguage: true, PredReference: true, PredCollection: true, PredEdition: true,
 	PredNumber: true, PredURL: true, PredPosition: true, PredChainLink: true, PredNarrator: true,
 	PredTranslation: true, PredSurah: true, PredAyah: true,
+	PredGrading: true, PredGrader: true, PredGraderName: true, PredVerdict: true, PredGrade: true,
+	PredScope: true, PredPart: true, PredStatedIn: true, PredFormerID: true,
+	PredVerseText: true, PredVerseTranslation: true, PredTranslator: true,
 }
 
 // IsStructural reports whether the predicate IRI belongs to the structural vocabulary (claim,

@@ -16,7 +16,8 @@ type Store interface {
 	// error.
 	Apply(ctx context.Context, cs ...Changeset) error
 
-	// NarrationQuads returns every quad labelled with the narration, sorted by Quad.Key.
+	// NarrationQuads returns every quad labelled with the narration, sorted by Quad.Key. It
+	// also takes a reserved graph (QuranGraph) for its quads.
 	NarrationQuads(ctx context.Context, narration ID) ([]Quad, error)
 
 	// QuadsAbout returns every quad whose subject is one of the ids, sorted by Quad.Key.
@@ -28,7 +29,14 @@ type Store interface {
 
 	// Entities returns the entities with the given ids, in the same order, with nil for
 	// ids the graph does not define (an entity is defined when some narration gives its type).
+	// Entity.Narrations lists narrations only, never a reserved graph.
 	Entities(ctx context.Context, ids []ID) ([]*Entity, error)
+
+	// MergedInto returns, for each of the ids that a merge retired (an id some narration
+	// records as a former id of an entity, PredFormerID), the id of the entity it was merged
+	// into. Ids that were never merged are absent. Should two entities record the same
+	// former id, the smaller id wins.
+	MergedInto(ctx context.Context, ids []ID) (map[ID]ID, error)
 
 	// EntityIDs returns the ids of every defined entity of type t (every type when t is
 	// empty), sorted.
@@ -37,7 +45,8 @@ type Store interface {
 	// DefinedBy returns, for each id, the narrations that define it (give its type), sorted.
 	DefinedBy(ctx context.Context, ids []ID) (map[ID][]ID, error)
 
-	// Narrations returns the narrations with the given ids, in order, nil where absent.
+	// Narrations returns the narrations with the given ids, in order, nil where absent,
+	// with their references, chain and gradings in document order.
 	Narrations(ctx context.Context, ids []ID) ([]*Narration, error)
 
 	// FindClaims returns the claims matching f with their attestations, sorted by subject,

@@ -72,6 +72,9 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 		if err != nil {
 			return err
 		}
+		if iriOf(q.Label) == pinIRI {
+			return nil // left by an Apply whose clean-up failed; not part of the graph
+		}
 		all = append(all, fromQuad(q))
 		return nil
 	})
@@ -116,7 +119,7 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 		}
 		var by []athar.ID
 		for _, q := range qs {
-			if n, ok := athar.ParseIRI(iriOf(q.Label)); ok {
+			if n, ok := narrationLabel(iriOf(q.Label)); ok {
 				by = append(by, n)
 			}
 		}
@@ -158,9 +161,10 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 	nameVotes := map[string]map[string]bool{} // name -> labels giving it
 	var aliases, arabic []string
 	mentions := map[athar.ID]bool{}
+	var former []athar.ID
 	for _, q := range outs {
 		label := iriOf(q.Label)
-		if n, ok := athar.ParseIRI(label); ok {
+		if n, ok := narrationLabel(label); ok {
 			mentions[n] = true
 		}
 		obj := fromValue(q.Object)
@@ -182,6 +186,8 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 			if e.Description == "" || obj.Literal < e.Description {
 				e.Description = obj.Literal
 			}
+		case athar.PredFormerID:
+			former = append(former, athar.ID(obj.Literal))
 		}
 	}
 	if !defined {
@@ -192,9 +198,12 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 		return nil, err
 	}
 	for _, q := range ins {
-		if n, ok := athar.ParseIRI(iriOf(q.Label)); ok {
+		if n, ok := narrationLabel(iriOf(q.Label)); ok {
 			mentions[n] = true
 		}
+	}
+	if len(former) > 0 {
+		e.FormerIDs = uniqueIDs(former)
 	}
 	best, bestVotes := "", -1
 	for name, labels := range nameVotes {
@@ -248,6 +257,47 @@ func (s *Store) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, 
 	return uniqueIDs(ids), nil
 }
 
+// MergedInto implements athar.Store. A former id is a literal object of PredFormerID
+// quads, found through Cayley's object index.
+func (s *Store) MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := map[athar.ID]athar.ID{}
+	// Until a first merge, no quad uses the predicate: one lookup answers for every id
+	// (validation asks about every id of every document).
+	if ref, err := s.qs.ValueOf(quad.IRI(athar.PredFormerID)); err != nil || ref == nil {
+		return out, err
+	}
+	for _, id := range ids {
+		qs, err := s.withPredicate(ctx, quad.Object, quad.String(string(id)), athar.PredFormerID)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			into, ok := athar.ParseIRI(iriOf(q.Subject))
+			if !ok {
+				continue
+			}
+			if cur, seen := out[id]; !seen || into < cur {
+				out[id] = into
+			}
+		}
+	}
+	return out, nil
+}
+
+// narrationLabel returns the narration a quad label names; reserved graphs (the Qur'an's
+// texts) are not narrations.
+func narrationLabel(label string) (athar.ID, bool) {
+	id, ok := athar.ParseIRI(label)
+	if !ok || id.Prefix() != athar.TypeNarration.Prefix() {
+		return "", false
+	}
+	return id, true
+}
+
 // Narrations implements athar.Store.
 func (s *Store) Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
 	if err := s.rlock(); err != nil {
@@ -280,7 +330,7 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		pos  int
 		node string
 	}
-	var refs, links []positioned
+	var refs, links, gradings []positioned
 	for _, q := range qs {
 		if iriOf(q.Label) != iri {
 			continue // claims other narrations make about this one
@@ -301,6 +351,8 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 			refs = append(refs, positioned{node: obj.IRI})
 		case athar.PredChainLink:
 			links = append(links, positioned{node: obj.IRI})
+		case athar.PredGrading:
+			gradings = append(gradings, positioned{node: obj.IRI})
 		}
 	}
 	if !found {
@@ -354,6 +406,36 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 			n.Chain = append(n.Chain, p)
 		}
 	}
+	for _, g := range gradings {
+		m, err := props(g.node)
+		if err != nil {
+			return nil, err
+		}
+		gr := athar.Grading{
+			GraderName: m[athar.PredGraderName].Literal,
+			Verdict:    m[athar.PredVerdict].Literal,
+			Grade:      athar.Grade(m[athar.PredGrade].Literal),
+			Scope:      athar.GradingScope(m[athar.PredScope].Literal),
+			Part:       m[athar.PredPart].Literal,
+			Note:       m[athar.RDFSComment].Literal,
+		}
+		gr.Position, _ = strconv.Atoi(m[athar.PredPosition].Literal)
+		if p, ok := athar.ParseIRI(m[athar.PredGrader].IRI); ok {
+			gr.Grader = p
+		}
+		ref := athar.Reference{
+			Collection: m[athar.PredCollection].Literal,
+			Edition:    m[athar.PredEdition].Literal,
+			Number:     m[athar.PredNumber].Literal,
+			URL:        m[athar.PredURL].Literal,
+		}
+		if ref != (athar.Reference{}) {
+			gr.StatedIn = &ref
+		}
+		gr.StatedInText = m[athar.PredStatedIn].Literal
+		n.Gradings = append(n.Gradings, gr)
+	}
+	sort.Slice(n.Gradings, func(i, j int) bool { return n.Gradings[i].Position < n.Gradings[j].Position })
 	ins, err := s.in(ctx, iri)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +36,7 @@ type Store struct {
 	qs     graph.QuadStore
 	lock   *os.File // bbolt: an exclusive lock on the directory, so two processes fail fast
 	closed bool
+	pinned bool // pins may be left in the store (see pinsFor)
 }
 
 var _ athar.Store = (*Store)(nil)
@@ -88,7 +90,9 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	return &Store{qs: qs, lock: lock}, nil
+	st := &Store{qs: qs, lock: lock}
+	st.unpin(nil) // pins a crash between Apply's two transactions may have left
+	return st, nil
 }
 
 // Close closes the store and releases its directory.
@@ -139,10 +143,93 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	if s.closed {
 		return errors.New("store is closed")
 	}
-	if err := s.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}); err != nil {
+	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
+	var pins []quad.Quad
+	if _, isKV := s.qs.(*kv.QuadStore); isKV {
+		if s.pinned {
+			s.unpin(nil) // an earlier clean-up failed: new pins must not meet old ones
+		}
+		pins = pinsFor(tx.Deltas)
+		for _, p := range pins {
+			tx.AddQuad(p)
+		}
+	}
+	if err := s.qs.ApplyDeltas(tx.Deltas, opts); err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
+	if len(pins) > 0 {
+		// The change is committed; a failure here only leaves pins, which reads skip and
+		// the next Apply (or Open, after a crash) removes.
+		s.unpin(pins)
+	}
 	return nil
+}
+
+// pinIRI is the subject, predicate and label of the pins: quads that exist only inside one
+// Apply, never seen by a reader (the write lock is held throughout) and never exported.
+const pinIRI = athar.Base + "internal/pin"
+
+// pinsFor works around a bug of Cayley's KV backends (bbolt): within one ApplyDeltas, an
+// added quad silently loses every term whose reference count falls in that transaction
+// (a term more removed quads use than added ones do: graph/kv resolves the terms of added
+// quads only among those whose count does not fall), and is stored without them. A merge
+// or a new version of a narration does exactly that: it removes two rdfs:label quads and
+// adds one. The pins returned hold one extra reference to each such term, in the same
+// transaction, so that no term an added quad uses falls; unpin removes them afterwards in a
+// transaction of its own. The real change stays one atomic transaction.
+func pinsFor(deltas []graph.Delta) []quad.Quad {
+	net := map[string]int{}
+	used := map[string]quad.Value{}
+	for _, d := range deltas {
+		for _, dir := range quad.Directions {
+			v := d.Quad.Get(dir)
+			if v == nil {
+				continue
+			}
+			k := v.String()
+			if d.Action == graph.Add {
+				net[k]++
+				used[k] = v
+			} else {
+				net[k]--
+			}
+		}
+	}
+	keys := make([]string, 0, len(used))
+	for k := range used {
+		if net[k] < 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var pins []quad.Quad
+	for _, k := range keys {
+		for i := 0; i < -net[k]; i++ {
+			pins = append(pins, quad.Quad{Subject: quad.IRI(fmt.Sprintf("%s/%d", pinIRI, len(pins))), Predicate: quad.IRI(pinIRI), Object: used[k], Label: quad.IRI(pinIRI)})
+		}
+	}
+	return pins
+}
+
+// unpin removes pins left by Apply (pins given), or every pin in the store (pins nil, at
+// Open). Callers hold the write lock.
+func (s *Store) unpin(pins []quad.Quad) {
+	if pins == nil {
+		// No pin left means no pin node: the common case costs one lookup, no scan.
+		if ref, err := s.qs.ValueOf(quad.IRI(pinIRI)); err != nil || ref == nil {
+			return
+		}
+		qs, err := s.quadsWith(context.Background(), quad.Predicate, quad.IRI(pinIRI))
+		if err != nil || len(qs) == 0 {
+			return
+		}
+		pins = qs
+	}
+	tx := graph.NewTransaction()
+	for _, p := range pins {
+		tx.RemoveQuad(p)
+	}
+	s.pinned = s.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}) != nil
 }
 
 func toValue(t athar.Term) quad.Value {

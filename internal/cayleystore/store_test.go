@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/quad"
+
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/athar/storetest"
 )
@@ -112,5 +115,40 @@ func TestReadNQuadsErrors(t *testing.T) {
 				t.Fatalf("got %v, want an INVALID_ARGUMENT error naming statement 1", err)
 			}
 		})
+	}
+}
+
+// TestPinsLeftByACrashAreRemovedAtOpen: a crash between Apply's transaction and the removal
+// of its pins leaves pins; reads skip them and the next Open removes them.
+func TestPinsLeftByACrashAreRemovedAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open("bbolt:"+dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := athar.Base + "narration/n"
+	q := athar.Quad{Subject: athar.Base + "person/x", Predicate: athar.RDFSLabel, Object: athar.StringTerm("x"), Label: label}
+	if err := st.Apply(context.Background(), athar.Changeset{Narration: "narration:n", Add: []athar.Quad{q}}); err != nil {
+		t.Fatal(err)
+	}
+	// What a crash leaves: a pin committed with the change, never removed.
+	tx := graph.NewTransaction()
+	tx.AddQuad(quad.Quad{Subject: quad.IRI(pinIRI + "/0"), Predicate: quad.IRI(pinIRI), Object: quad.String("x"), Label: quad.IRI(pinIRI)})
+	if err := st.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []athar.Quad
+	st.Quads(context.Background(), func(q athar.Quad) error { got = append(got, q); return nil })
+	if len(got) != 1 || got[0] != q {
+		t.Fatalf("reads see the pin: %+v", got)
+	}
+	st.Close()
+	st, err = Open("bbolt:"+dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if ref, _ := st.qs.ValueOf(quad.IRI(pinIRI)); ref != nil {
+		t.Fatal("Open left the pin in place")
 	}
 }

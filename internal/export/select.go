@@ -40,9 +40,9 @@ type Options struct {
 //
 //  1. about every selected entity, each quad that describes it rather than relating it: its
 //     type, names, description, and for a narration its text, language, translation and
-//     the links to its references and chain;
-//  2. every quad about those references and chain links (their position, collection,
-//     number, narrator, ...);
+//     the links to its references, chain and gradings;
+//  2. every quad about those references, chain links and gradings (their position,
+//     collection, number, narrator, grader, verdict, ...);
 //  3. for every selected edge, the plain triple (source predicate target) under each
 //     narration asserting it;
 //  4. every literal-valued claim of a selected entity (e.g. a year), subject to the
@@ -259,7 +259,7 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	for _, q := range own {
 		if !isRelation(q.Predicate) {
 			out = append(out, q) // 1: type, names, description, narration record
-			if q.Predicate == athar.PredReference || q.Predicate == athar.PredChainLink {
+			if q.Predicate == athar.PredReference || q.Predicate == athar.PredChainLink || q.Predicate == athar.PredGrading {
 				if id, ok := athar.ParseIRI(q.Object.IRI); ok {
 					records[id] = true
 				}

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -26,9 +27,15 @@ type Config struct {
 	Store  athar.Store
 	Vocab  *athar.Vocabulary
 	NQuads func(io.Writer, []athar.Quad) error
+	// Pages are the browser pages (package web's Explorer): index.html served at /,
+	// graphiql.html at /graphiql, and assets/ at /assets/. Nil serves no pages.
+	Pages  fs.FS
 	Logger *slog.Logger
 	// Ready reports whether the server can take traffic (nil: always ready).
 	Ready func() error
+	// ReadyStatus, when set, adds its fields to every /readyz answer, ready or not (a
+	// replica's position, head and lag in the scale-out mode).
+	ReadyStatus func() map[string]any
 	// MaxBodyBytes limits request bodies (default 8 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	// RequestTimeout bounds each request's context (default 30s).

@@ -128,6 +128,11 @@ func (s *store) DefinedBy(ctx context.Context, ids []athar.ID) (m map[athar.ID][
 	return s.st.DefinedBy(ctx, ids)
 }
 
+func (s *store) MergedInto(ctx context.Context, ids []athar.ID) (m map[athar.ID]athar.ID, err error) {
+	defer s.m.track("merged_into")(&err)
+	return s.st.MergedInto(ctx, ids)
+}
+
 func (s *store) Narrations(ctx context.Context, ids []athar.ID) (n []*athar.Narration, err error) {
 	defer s.m.track("narrations")(&err)
 	return s.st.Narrations(ctx, ids)

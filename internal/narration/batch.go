@@ -112,11 +112,31 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 	return out
 }
 
-// pendingGraph answers DefinedBy from the store plus the definitions of documents accepted
-// earlier in the same batch.
+// pendingGraph answers DefinedBy and EntityIDs from the store plus the definitions of
+// documents accepted earlier in the same batch, and MergedInto from the store: a document
+// of the batch can only repeat a merge the store records (by defining a retired id), never
+// record a new one.
 type pendingGraph struct {
 	base Graph
 	defs map[athar.ID][]athar.ID
+}
+
+func (p *pendingGraph) MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error) {
+	return p.base.MergedInto(ctx, ids)
+}
+
+func (p *pendingGraph) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
+	ids, err := p.base.EntityIDs(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]athar.ID(nil), ids...)
+	for id := range p.defs {
+		if et, ok := athar.TypeOfPrefix(id.Prefix()); ok && (t == "" || et == t) {
+			out = append(out, id)
+		}
+	}
+	return uniq(out), nil
 }
 
 func (p *pendingGraph) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {

@@ -14,7 +14,8 @@ import (
 // Besides the plain triple of each claim (subject predicate object), it emits a claim node
 // (deterministic id from subject, predicate and object or value, shared by every narration
 // that makes the claim) and an attestation node carrying the evidence and its offsets. The
-// narrator and chain become narrates and transmits claims without evidence.
+// narrator and chain become narrates and transmits claims without evidence; each grading
+// becomes a grading node (gradingIRI) linked from the narration.
 func Compile(c *Checked) []athar.Quad {
 	e := emitter{label: c.ID.IRI()}
 	n := c.ID.IRI()
@@ -52,6 +53,39 @@ func Compile(c *Checked) []athar.Quad {
 	if c.Narrator != "" {
 		e.claim(c.ID, CheckedClaim{Subject: c.Narrator, Predicate: &athar.Predicate{Name: "narrates"}, Object: c.ID})
 	}
+	for _, g := range c.Gradings {
+		node := gradingIRI(c.ID, g.Position)
+		e.iri(n, athar.PredGrading, node)
+		e.iri(node, athar.RDFType, athar.ClassGrading)
+		e.lit(node, athar.PredPosition, intTerm(g.Position))
+		if g.Grader != "" {
+			e.iri(node, athar.PredGrader, g.Grader.IRI())
+		} else {
+			e.lit(node, athar.PredGraderName, athar.StringTerm(g.GraderName))
+		}
+		e.lit(node, athar.PredVerdict, athar.StringTerm(g.Verdict))
+		if g.Grade != "" {
+			e.lit(node, athar.PredGrade, athar.StringTerm(string(g.Grade)))
+		}
+		e.lit(node, athar.PredScope, athar.StringTerm(string(g.Scope)))
+		if g.Part != "" {
+			e.lit(node, athar.PredPart, athar.StringTerm(g.Part))
+		}
+		// Where the verdict is stated: a reference is held by the grading node itself
+		// (collection, edition, number, url, as on a reference node), free text by statedIn.
+		if r := g.StatedIn; r != nil {
+			for p, v := range map[string]string{athar.PredCollection: r.Collection, athar.PredEdition: r.Edition, athar.PredNumber: r.Number, athar.PredURL: r.URL} {
+				if v != "" {
+					e.lit(node, p, athar.StringTerm(v))
+				}
+			}
+		} else if g.StatedInText != "" {
+			e.lit(node, athar.PredStatedIn, athar.StringTerm(g.StatedInText))
+		}
+		if g.Note != "" {
+			e.lit(node, athar.RDFSComment, athar.StringTerm(g.Note))
+		}
+	}
 	for _, ent := range c.Entities {
 		s := ent.ID.IRI()
 		e.iri(s, athar.RDFType, ent.Type.IRI())
@@ -66,6 +100,9 @@ func Compile(c *Checked) []athar.Quad {
 		}
 		if ent.Description != "" {
 			e.lit(s, athar.RDFSComment, athar.StringTerm(ent.Description))
+		}
+		for _, f := range ent.FormerIDs {
+			e.lit(s, athar.PredFormerID, athar.StringTerm(string(f)))
 		}
 	}
 	// Every narration that uses a verse defines it: verses exist by the Qur'an, not by
@@ -83,6 +120,11 @@ func Compile(c *Checked) []athar.Quad {
 	}
 	athar.SortQuads(e.quads)
 	return dedupe(e.quads)
+}
+
+// gradingIRI is the node of the narration's grading at the 1-based position.
+func gradingIRI(narration athar.ID, position int) string {
+	return fmt.Sprintf("%sgrading/%s/%d", athar.Base, narration.Local(), position)
 }
 
 type emitter struct {

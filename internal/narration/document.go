@@ -17,6 +17,7 @@ type Document struct {
 	Narration Header
 	Entities  []EntityDef
 	Claims    []ClaimDef
+	Gradings  []GradingDef
 
 	lines map[string]int // field path -> 1-based source line
 }
@@ -57,6 +58,23 @@ type ClaimDef struct {
 	Evidence   string
 	Occurrence int // which occurrence of Evidence in the text, 1-based; 0 means it must be unique
 	Note       string
+}
+
+// GradingDef is one grader's verdict on the narration, as written.
+type GradingDef struct {
+	Grader   string // a person: id, or the grader's name as text
+	Verdict  string // as stated, e.g. "hasan gharib"
+	Grade    string // optional: the verdict normalised (athar.Grade)
+	Scope    string // chain, text or part (athar.GradingScope)
+	Part     string // which part of the text, for scope part
+	StatedIn *StatedInDef
+	Note     string
+}
+
+// StatedInDef is where a verdict is stated: a reference, or free text.
+type StatedInDef struct {
+	Reference *ReferenceDef
+	Text      string
 }
 
 // Literal is a claim's value as written: an integer or a string.

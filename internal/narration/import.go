@@ -110,15 +110,16 @@ func (im *Importer) Delete(ctx context.Context, id athar.ID) error {
 
 // Restore replaces each narration's quads with the given ones (as read from an N-Quads
 // export), one transaction for all. Every quad must be labelled with a narration that the
-// quads themselves declare.
+// quads themselves declare, or with a reserved graph (athar.QuranGraph: statements about
+// verses only). It returns the ids of the narrations and reserved graphs restored.
 func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID, error) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	byLabel := map[athar.ID][]athar.Quad{}
 	for _, q := range quads {
 		id, ok := athar.ParseIRI(q.Label)
-		if !ok || id.Prefix() != athar.TypeNarration.Prefix() {
-			return nil, athar.Errorf(athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...)", q.Key(), athar.Base)
+		if !athar.IsReservedGraph(q.Label) && (!ok || id.Prefix() != athar.TypeNarration.Prefix()) {
+			return nil, athar.Errorf(athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...) or %s", q.Key(), athar.Base, athar.QuranGraph.IRI())
 		}
 		byLabel[id] = append(byLabel[id], q)
 	}
@@ -130,14 +131,12 @@ func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID
 	var css []athar.Changeset
 	for _, id := range ids {
 		qs := byLabel[id]
-		declared := false
-		for _, q := range qs {
-			if q.Subject == id.IRI() && q.Predicate == athar.RDFType && q.Object.IRI == athar.TypeNarration.IRI() {
-				declared = true
+		if athar.IsReservedGraph(id.IRI()) {
+			if err := checkReserved(id, qs); err != nil {
+				return nil, err
 			}
-		}
-		if !declared {
-			return nil, athar.Errorf(athar.Invalid, "graph <%s> does not declare its narration (%s a Narration)", id.IRI(), id)
+		} else if err := checkDeclared(id, qs); err != nil {
+			return nil, err
 		}
 		have, err := im.store.NarrationQuads(ctx, id)
 		if err != nil {
@@ -156,6 +155,20 @@ func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID
 		}
 	}
 	return ids, nil
+}
+
+// checkDeclared checks that quads restored under a narration's label declare it.
+func checkDeclared(id athar.ID, qs []athar.Quad) error {
+	declared := false
+	for _, q := range qs {
+		if q.Subject == id.IRI() && q.Predicate == athar.RDFType && q.Object.IRI == athar.TypeNarration.IRI() {
+			declared = true
+		}
+	}
+	if !declared {
+		return athar.Errorf(athar.Invalid, "graph <%s> does not declare its narration (%s a Narration)", id.IRI(), id)
+	}
+	return nil
 }
 
 // checkDependents refuses a change to narration id that would leave an entity other

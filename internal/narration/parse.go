@@ -179,6 +179,9 @@ func (p *parser) document(n *yaml.Node) {
 		"claims": func(n *yaml.Node, path string) {
 			p.list(n, path, func(n *yaml.Node, path string) { d.Claims = append(d.Claims, p.claim(n, path)) })
 		},
+		"gradings": func(n *yaml.Node, path string) {
+			p.list(n, path, func(n *yaml.Node, path string) { d.Gradings = append(d.Gradings, p.grading(n, path)) })
+		},
 	})
 	if n.Kind == yaml.MappingNode && !sawNarration {
 		p.fail("narration", n.Line, "missing: every document needs a narration block with id, title, references and text")
@@ -283,6 +286,49 @@ func (p *parser) claim(n *yaml.Node, path string) ClaimDef {
 		"note": func(n *yaml.Node, fp string) { c.Note = p.str(n, fp) },
 	})
 	return c
+}
+
+func (p *parser) grading(n *yaml.Node, path string) GradingDef {
+	var g GradingDef
+	p.fields(n, path, map[string]func(*yaml.Node, string){
+		"grader":  func(n *yaml.Node, fp string) { g.Grader = p.str(n, fp) },
+		"verdict": func(n *yaml.Node, fp string) { g.Verdict = p.str(n, fp) },
+		"grade":   func(n *yaml.Node, fp string) { g.Grade = p.str(n, fp) },
+		"scope":   func(n *yaml.Node, fp string) { g.Scope = p.str(n, fp) },
+		"part":    func(n *yaml.Node, fp string) { g.Part = p.str(n, fp) },
+		"statedIn": func(n *yaml.Node, fp string) {
+			if n.Kind == yaml.MappingNode {
+				var r ReferenceDef
+				p.fields(n, fp, map[string]func(*yaml.Node, string){
+					"collection": func(n *yaml.Node, rp string) { r.Collection = p.str(n, rp) },
+					"edition":    func(n *yaml.Node, rp string) { r.Edition = p.str(n, rp) },
+					"number":     func(n *yaml.Node, rp string) { r.Number = p.str(n, rp) },
+					"url":        func(n *yaml.Node, rp string) { r.URL = p.str(n, rp) },
+				})
+				if strings.TrimSpace(r.Collection) == "" {
+					p.fail(join(fp, "collection"), n.Line, "missing: a reference needs the collection (or give statedIn as text)")
+				}
+				g.StatedIn = &StatedInDef{Reference: &r}
+				return
+			}
+			if t := p.str(n, fp); t != "" {
+				g.StatedIn = &StatedInDef{Text: t}
+			}
+		},
+		"note": func(n *yaml.Node, fp string) { g.Note = p.str(n, fp) },
+	})
+	if n.Kind == yaml.MappingNode {
+		if strings.TrimSpace(g.Grader) == "" {
+			p.fail(join(path, "grader"), n.Line, "missing: a grading needs its grader, a person: id or a name (e.g. al-Albani)")
+		}
+		if strings.TrimSpace(g.Verdict) == "" {
+			p.fail(join(path, "verdict"), n.Line, "missing: a grading needs the verdict as the grader states it (e.g. hasan gharib)")
+		}
+		if strings.TrimSpace(g.Scope) == "" {
+			p.fail(join(path, "scope"), n.Line, "missing: a grading needs its scope: chain (the isnad only), text (the report as a whole) or part (one part of the text, described in part)")
+		}
+	}
+	return g
 }
 
 func yamlErrLine(err error) int {

@@ -10,9 +10,12 @@ import (
 )
 
 // Graph is what validation needs to know of the current graph: which narrations define
-// each id. A Store satisfies it.
+// each id, which ids were merged into which entities, and the ids it defines (to suggest
+// the closest when a document names one that does not exist). A Store satisfies it.
 type Graph interface {
 	DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error)
+	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
+	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
 }
 
 // Checked is a document that passed validation: ids parsed, verse ranges expanded and
@@ -28,8 +31,12 @@ type Checked struct {
 	Chain       []athar.ID
 	Entities    []CheckedEntity
 	Claims      []CheckedClaim
+	Gradings    []athar.Grading
 	Verses      []athar.VerseRef // every verse the document uses, sorted
 	Uses        []athar.ID       // entity ids used but defined elsewhere in the graph, sorted
+	// Merged lists the ids the document wrote that a merge retired, each with the entity
+	// it was merged into; everything above already names the entities they were merged into.
+	Merged map[athar.ID]athar.ID
 }
 
 // CheckedEntity is an entity definition with its type resolved.
@@ -40,6 +47,7 @@ type CheckedEntity struct {
 	Arabic      []string
 	Aliases     []string
 	Description string
+	FormerIDs   []athar.ID // ids merged into this entity, recorded as its former ids
 }
 
 // CheckedClaim is one claim (a verse range in the document gives one per verse) with the
@@ -59,18 +67,32 @@ type CheckedClaim struct {
 
 // Validate checks d against every rule of the narration format: id syntax and prefixes,
 // verses that exist, ids defined in the document or in g, predicates in the vocabulary with
-// fitting domain and range, exactly one of object or value, and evidence that is a passage
-// of the text. It returns every problem at once. g may be nil: ids defined outside the
-// document are then unknown.
+// fitting domain and range, exactly one of object or value, evidence that is a passage of
+// the text, and gradings with a grader, a verdict and a scope. It returns every problem at
+// once. g may be nil: ids defined outside the document are then unknown.
+//
+// An id that a merge retired (Importer.Merge) is read as the id of the entity it was merged
+// into, exactly as the merge rewrote the narrations that used it: a document written before
+// the merge imports to what the merge made of it.
 func Validate(ctx context.Context, d *Document, vocab *athar.Vocabulary, g Graph) (*Checked, error) {
 	v := &validator{doc: d, vocab: vocab, c: &Checked{}, types: map[athar.ID]athar.EntityType{}, verses: map[athar.VerseRef]bool{}}
 	v.header()
 	v.entities()
+	v.gradings()
 	claims := v.claimIDs()
 	if err := v.resolveExternal(ctx, g); err != nil {
 		return nil, err
 	}
 	v.claims(claims)
+	if len(v.problems) == 0 && len(v.c.Merged) > 0 {
+		for _, p := range renameIDs(v.c, v.c.Merged) {
+			path := "claims"
+			if p.claim >= 0 {
+				path = fmt.Sprintf("claims[%d]", p.claim)
+			}
+			v.fail(path, "%s", p.msg)
+		}
+	}
 	if len(v.problems) > 0 {
 		return nil, &athar.ValidationError{Document: d.Source, Problems: v.problems}
 	}
@@ -92,6 +114,8 @@ type validator struct {
 	types    map[athar.ID]athar.EntityType // ids known so far: defined here, verses, external
 	verses   map[athar.VerseRef]bool
 	external map[athar.ID]string // id used but not defined here -> first field path using it
+	// candidates caches, per type, the local parts of the ids suggestions are drawn from.
+	candidates map[athar.EntityType][]string
 }
 
 func (v *validator) fail(path, format string, args ...any) {
@@ -303,10 +327,33 @@ func (v *validator) ref(s, path string) ([]athar.ID, bool) {
 	return []athar.ID{id}, true
 }
 
-// resolveExternal asks the graph about every id not defined in the document. An id counts
-// as defined only if some narration other than this one defines it: a new version of a
-// narration cannot lean on what its old version defined.
+// resolveExternal asks the graph about every id not defined in the document, and about
+// every id the document uses or defines that a merge may have retired. An id counts as
+// defined only if some narration other than this one defines it (or the id it was merged
+// into): a new version of a narration cannot lean on what its old version defined. An
+// undefined id is reported with the closest ids the graph and the document define.
 func (v *validator) resolveExternal(ctx context.Context, g Graph) error {
+	if g != nil {
+		var ask []athar.ID
+		for id, t := range v.types {
+			if t != athar.TypeVerse && t != athar.TypeNarration {
+				ask = append(ask, id)
+			}
+		}
+		for id := range v.external {
+			ask = append(ask, id)
+		}
+		if len(ask) > 0 {
+			sort.Slice(ask, func(i, j int) bool { return ask[i] < ask[j] })
+			merged, err := g.MergedInto(ctx, ask)
+			if err != nil {
+				return fmt.Errorf("validate %s: %w", v.doc.Source, err)
+			}
+			if len(merged) > 0 {
+				v.c.Merged = merged
+			}
+		}
+	}
 	if len(v.external) == 0 {
 		return nil
 	}
@@ -315,28 +362,155 @@ func (v *validator) resolveExternal(ctx context.Context, g Graph) error {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	target := func(id athar.ID) athar.ID {
+		if t, ok := v.c.Merged[id]; ok {
+			return t
+		}
+		return id
+	}
 	var defs map[athar.ID][]athar.ID
 	if g != nil {
+		lookup := make([]athar.ID, len(ids))
+		for i, id := range ids {
+			lookup[i] = target(id)
+		}
 		var err error
-		if defs, err = g.DefinedBy(ctx, ids); err != nil {
+		if defs, err = g.DefinedBy(ctx, uniq(lookup)); err != nil {
 			return fmt.Errorf("validate %s: %w", v.doc.Source, err)
 		}
 	}
 	for _, id := range ids {
-		by := without(defs[id], v.c.ID)
-		if len(by) == 0 {
-			if len(defs[id]) > 0 {
-				v.fail(v.external[id], "%s is defined only by the previous version of this narration; define it in this document's entities", id)
-			} else {
-				v.fail(v.external[id], "%s is not defined in this document's entities or in the graph", id)
+		to := target(id)
+		_, here := v.types[to] // merged into an entity this document defines
+		by := without(defs[to], v.c.ID)
+		if len(by) == 0 && !here {
+			switch {
+			case len(defs[to]) > 0:
+				v.fail(v.external[id], "%s is defined only by the previous version of this narration; define it in this document's entities", to)
+			case to != id:
+				v.fail(v.external[id], "%s was merged into %s, which is not defined in this document's entities or in the graph", id, to)
+			default:
+				hint, err := v.closestIDs(ctx, g, id)
+				if err != nil {
+					return err
+				}
+				v.fail(v.external[id], "%s is not defined in this document's entities or in the graph%s", id, hint)
 			}
 			continue
 		}
 		t, _ := athar.TypeOfPrefix(id.Prefix())
 		v.types[id] = t
-		v.c.Uses = append(v.c.Uses, id)
+		if !here {
+			v.c.Uses = append(v.c.Uses, to)
+		}
 	}
+	v.c.Uses = uniq(v.c.Uses)
 	return nil
+}
+
+// closestIDs returns " (did you mean X or Y?)" naming the ids of the same type, defined in
+// the graph or in this document, closest to id, or "" when none is close.
+func (v *validator) closestIDs(ctx context.Context, g Graph, id athar.ID) (string, error) {
+	t, _ := athar.TypeOfPrefix(id.Prefix())
+	if v.candidates == nil {
+		v.candidates = map[athar.EntityType][]string{}
+	}
+	cands, ok := v.candidates[t]
+	if !ok {
+		seen := map[string]bool{}
+		add := func(c athar.ID) {
+			if c.Prefix() == id.Prefix() && !seen[c.Local()] {
+				seen[c.Local()] = true
+				cands = append(cands, c.Local())
+			}
+		}
+		if g != nil {
+			ids, err := g.EntityIDs(ctx, t)
+			if err != nil {
+				return "", fmt.Errorf("validate %s: %w", v.doc.Source, err)
+			}
+			for _, c := range ids {
+				add(c)
+			}
+		}
+		for c, ct := range v.types {
+			if ct == t {
+				add(c)
+			}
+		}
+		sort.Strings(cands)
+		v.candidates[t] = cands
+	}
+	best := Closest(id.Local(), cands, 3)
+	if len(best) == 0 {
+		return "", nil
+	}
+	for i, b := range best {
+		best[i] = id.Prefix() + ":" + b
+	}
+	return " (did you mean " + strings.Join(best, " or ") + "?)", nil
+}
+
+// gradings checks the document's gradings: a grader (a person: id, or a name), a verdict,
+// a scope (with the part it covers for scope part), a known grade when one is given.
+func (v *validator) gradings() {
+	seen := map[athar.Grading]int{}
+	for i, g := range v.doc.Gradings {
+		path := fmt.Sprintf("gradings[%d]", i)
+		gr := athar.Grading{
+			Position: i + 1,
+			Verdict:  strings.TrimSpace(g.Verdict),
+			Part:     strings.TrimSpace(g.Part),
+			Note:     strings.TrimSpace(g.Note),
+		}
+		grader := strings.TrimSpace(g.Grader)
+		if prefix, _, ok := strings.Cut(grader, ":"); ok && !strings.ContainsAny(grader, " \t") {
+			if _, known := athar.TypeOfPrefix(prefix); known {
+				gr.Grader = v.personRef(grader, path+".grader")
+			} else {
+				gr.GraderName = grader
+			}
+		} else {
+			gr.GraderName = grader
+		}
+		if g.Grade != "" {
+			grade, ok := athar.ParseGrade(g.Grade)
+			if !ok {
+				names := make([]string, 0, len(athar.Grades()))
+				for _, x := range athar.Grades() {
+					names = append(names, string(x))
+				}
+				v.fail(path+".grade", "unknown grade %q: expected one of %s (or leave grade out: the verdict is kept as stated)", g.Grade, strings.Join(names, ", "))
+			}
+			gr.Grade = grade
+		}
+		scope := athar.GradingScope(strings.ToLower(strings.TrimSpace(g.Scope)))
+		switch {
+		case g.Scope == "":
+			// Parse reported it missing.
+		case !scope.Valid():
+			v.fail(path+".scope", "unknown scope %q: expected chain (the isnad only), text (the report as a whole) or part (one part of the text, described in part)", g.Scope)
+		case scope == athar.ScopePart && gr.Part == "":
+			v.fail(path+".part", "missing: scope part needs part, saying which part of the text the verdict covers")
+		case scope != athar.ScopePart && gr.Part != "":
+			v.fail(path+".part", "part is only for scope part (this grading's scope is %s)", scope)
+		}
+		gr.Scope = scope
+		if s := g.StatedIn; s != nil {
+			if r := s.Reference; r != nil {
+				gr.StatedIn = &athar.Reference{Collection: strings.TrimSpace(r.Collection), Edition: strings.TrimSpace(r.Edition), Number: strings.TrimSpace(r.Number), URL: strings.TrimSpace(r.URL)}
+			} else {
+				gr.StatedInText = strings.TrimSpace(s.Text)
+			}
+		}
+		key := gr
+		key.Position, key.Grade, key.StatedIn, key.StatedInText, key.Note = 0, "", nil, "", ""
+		if j, dup := seen[key]; dup {
+			v.fail(path, "the same grading (grader, verdict, scope) is already at gradings[%d]", j)
+		}
+		seen[key] = i
+		v.c.Gradings = append(v.c.Gradings, gr)
+	}
 }
 
 func without(ids []athar.ID, x athar.ID) []athar.ID {
@@ -428,8 +602,9 @@ func (v *validator) claims(refs []claimRef) {
 // fitClaim checks the claim's subject and object or value against the predicate's domain
 // and range, and returns the literal term for literal-valued predicates.
 func (v *validator) fitClaim(path string, p *athar.Predicate, c ClaimDef, r claimRef) *athar.Term {
+	// An id without a type was not found, and is reported as such already.
 	for _, s := range r.subjects {
-		if t := v.types[s]; !p.AllowsSubject(t) {
+		if t, known := v.types[s]; known && !p.AllowsSubject(t) {
 			v.fail(path+".subject", "%s is a %s, but %s takes a subject of type %s", s, t, p.Name, typeList(p.Domain))
 			return nil
 		}
@@ -440,7 +615,7 @@ func (v *validator) fitClaim(path string, p *athar.Predicate, c ClaimDef, r clai
 			return nil
 		}
 		for _, o := range r.objects {
-			if t := v.types[o]; !p.AllowsObject(t) {
+			if t, known := v.types[o]; known && !p.AllowsObject(t) {
 				v.fail(path+".object", "%s is a %s, but %s takes an object of type %s", o, t, p.Name, typeList(p.Range))
 				return nil
 			}

@@ -91,9 +91,10 @@ func (f Field) GoDirection() string {
 // reserved are the fields the hand-written SDL gives each type; a relation field may not
 // take their names.
 var reserved = map[string][]string{
-	"":          {"id", "type", "name", "aliases", "arabic", "description", "narrations", "claims", "relations"},
-	"Verse":     {"ref", "surah", "ayah", "surahName", "surahNameArabic", "surahMeaning", "surahVerses"},
-	"Narration": {"title", "text", "language", "translation", "references", "narrator", "chain", "attestedClaims"},
+	"":          {"id", "type", "name", "aliases", "arabic", "description", "formerIds", "narrations", "claims", "relations"},
+	"Person":    {"transmitted", "narrated"},
+	"Verse":     {"ref", "surah", "ayah", "surahName", "surahNameArabic", "surahMeaning", "surahVerses", "text", "translation", "textAttribution"},
+	"Narration": {"title", "text", "language", "translation", "references", "narrator", "chain", "attestedClaims", "gradings", "parallels"},
 }
 
 // Fields returns every entity type with its relation fields, in the vocabulary's order.

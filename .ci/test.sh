@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite against the real components it needs: `make test` runs this.
+#
+# On a fresh Debian machine it installs what is missing (as root, from Debian's packages):
+# Node.js and npm (the exports are loaded in the real JavaScript libraries), Chromium (the
+# explorer is driven headless) and PostgreSQL (the scale-out replicas run on a real server,
+# a throwaway cluster started by .ci/postgres.sh unless ATHAR_TEST_DATABASE is already set).
+# Extra arguments go to `go test` (e.g. -run TestExplorer).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+install() {
+  if [ "$(id -u)" != 0 ]; then
+    echo "test.sh: $* not found; install it (apt-get install $*) or run as root" >&2
+    exit 1
+  fi
+  echo "== installing $* from Debian's packages" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@") >&2
+}
+
+{ command -v node && command -v npm; } >/dev/null 2>&1 || install nodejs npm
+command -v chromium >/dev/null 2>&1 || install chromium
+[ -d web/exportcheck/node_modules ] || npm ci --prefix web/exportcheck --no-audit --no-fund
+
+if [ -z "${ATHAR_TEST_DATABASE:-}" ]; then
+  eval "$(.ci/postgres.sh start)"
+  trap '.ci/postgres.sh stop "$ATHAR_TEST_PGDATA" >/dev/null 2>&1 || true' EXIT
+fi
+
+go test -race -count=1 "$@" ./...

@@ -1,0 +1,264 @@
+package graph
+
+import (
+	"context"
+	"sort"
+
+	"github.com/athar-hadith/athar/graph/model"
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// How narrations link to each other: parallels (shared claims), variants (different values
+// of a single-valued predicate), chains read from the transmitter's side, and the common
+// link of several chains.
+
+// Limits of the linking fields.
+const (
+	// MaxParallels is the most parallels Narration.parallels returns.
+	MaxParallels = 100
+	// MaxCommonLink is the most narrations commonLink takes.
+	MaxCommonLink = 50
+)
+
+func (r *narrationResolver) Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error) {
+	n := 20
+	if first != nil {
+		n = *first
+	}
+	if n < 1 || n > MaxParallels {
+		return nil, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 1 to %d", n, MaxParallels)
+	}
+	self := obj.N.ID
+	own, err := r.store.FindClaims(ctx, athar.ClaimFilter{Narration: self})
+	if err != nil {
+		return nil, err
+	}
+	type parallel struct {
+		id       athar.ID
+		shared   []*athar.Claim
+		variants []*athar.Claim
+	}
+	byID := map[athar.ID]*parallel{}
+	mine := map[athar.ID]bool{}
+	for _, c := range own {
+		mine[c.ID] = true
+		for _, other := range model.Narrations(c) {
+			if other == self {
+				continue
+			}
+			p := byID[other]
+			if p == nil {
+				p = &parallel{id: other}
+				byID[other] = p
+			}
+			p.shared = append(p.shared, c)
+		}
+	}
+	seen := map[[2]athar.ID]bool{}
+	for _, c := range own {
+		vs, err := r.variantsOf(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			if mine[v.ID] {
+				continue // this narration gives both values
+			}
+			for _, other := range model.Narrations(v) {
+				if other == self || seen[[2]athar.ID{other, v.ID}] {
+					continue
+				}
+				seen[[2]athar.ID{other, v.ID}] = true
+				p := byID[other]
+				if p == nil { // a narration that only differs from this one
+					p = &parallel{id: other}
+					byID[other] = p
+				}
+				p.variants = append(p.variants, v)
+			}
+		}
+	}
+	ranked := make([]*parallel, 0, len(byID))
+	for _, p := range byID {
+		ranked = append(ranked, p)
+	}
+	sort.Slice(ranked, func(i, j int) bool {
+		a, b := ranked[i], ranked[j]
+		if len(a.shared) != len(b.shared) {
+			return len(a.shared) > len(b.shared)
+		}
+		if len(a.variants) != len(b.variants) {
+			return len(a.variants) > len(b.variants)
+		}
+		return a.id < b.id
+	})
+	ranked = ranked[:min(n, len(ranked))]
+	ids := make([]athar.ID, len(ranked))
+	for i, p := range ranked {
+		ids[i] = p.id
+	}
+	ns, err := r.loaders(ctx).narration.LoadAll(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Parallel, 0, len(ranked))
+	for i, p := range ranked {
+		if ns[i] == nil {
+			continue
+		}
+		out = append(out, &model.Parallel{
+			Narration: &model.Narration{N: ns[i]}, SharedClaims: len(p.shared),
+			Claims: claimViews(p.shared), Variants: claimViews(p.variants),
+		})
+	}
+	return out, nil
+}
+
+func claimViews(cs []*athar.Claim) []*model.Claim {
+	out := make([]*model.Claim, len(cs))
+	for i, c := range cs {
+		out[i] = &model.Claim{C: c}
+	}
+	return out
+}
+
+// single reports whether the predicate has one true value per subject.
+func (r *Resolver) single(predicate string) bool {
+	p, ok := r.vocab.Predicate(predicate)
+	return ok && p.Single
+}
+
+// variantsOf returns the other claims with c's subject and predicate when the predicate is
+// single-valued, and nothing otherwise.
+func (r *Resolver) variantsOf(ctx context.Context, c *athar.Claim) ([]*athar.Claim, error) {
+	if !r.single(c.Predicate) {
+		return nil, nil
+	}
+	all, err := r.loaders(ctx).about.Load(ctx, c.Subject)
+	if err != nil {
+		return nil, err
+	}
+	var out []*athar.Claim
+	for _, o := range all {
+		if o.Subject == c.Subject && o.Predicate == c.Predicate && o.ID != c.ID {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+func (r *claimResolver) Variants(ctx context.Context, obj *model.Claim) ([]*model.Claim, error) {
+	vs, err := r.variantsOf(ctx, obj.C)
+	if err != nil {
+		return nil, err
+	}
+	return claimViews(vs), nil
+}
+
+func (r *queryResolver) Variants(ctx context.Context, subject string, predicate string) ([]*model.Claim, error) {
+	id, err := parseID("subject", subject)
+	if err != nil {
+		return nil, err
+	}
+	if id, err = r.resolve(ctx, id); err != nil {
+		return nil, err
+	}
+	if err := r.checkPredicate("predicate", predicate); err != nil {
+		return nil, err
+	}
+	if !r.single(predicate) {
+		return nil, athar.Errorf(athar.Invalid, "predicate: %s is not single-valued, so its claims are not variants of one another; ask claims(subject:, predicate:) for them", predicate)
+	}
+	cs, err := r.store.FindClaims(ctx, athar.ClaimFilter{Subject: id, Predicate: predicate})
+	if err != nil {
+		return nil, err
+	}
+	return claimViews(cs), nil
+}
+
+// chainNarrations returns the narrations a person is the subject of predicate (transmits
+// or narrates) for, sorted by id.
+func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person, predicate string) ([]*model.Narration, error) {
+	claims, err := r.about(ctx, obj.EntityID(), &predicate)
+	if err != nil {
+		return nil, err
+	}
+	var ids []athar.ID
+	for _, c := range claims {
+		if c.Subject == obj.EntityID() && c.Object.Prefix() == athar.TypeNarration.Prefix() {
+			ids = append(ids, c.Object)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return r.narrations(ctx, ids)
+}
+
+func (r *personResolver) Transmitted(ctx context.Context, obj *model.Person) ([]*model.Narration, error) {
+	return r.chainNarrations(ctx, obj, "transmits")
+}
+
+func (r *personResolver) Narrated(ctx context.Context, obj *model.Person) ([]*model.Narration, error) {
+	return r.chainNarrations(ctx, obj, "narrates")
+}
+
+func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error) {
+	var ids []athar.ID
+	seen := map[athar.ID]bool{}
+	for _, s := range narrations {
+		id, err := parseNarrationID("narrations", s)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) < 2 || len(ids) > MaxCommonLink {
+		return nil, athar.Errorf(athar.Invalid, "narrations: %d distinct narrations given: expected 2 to %d", len(ids), MaxCommonLink)
+	}
+	ns, err := r.loaders(ctx).narration.LoadAll(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	routes := map[athar.ID][]athar.ID{}
+	for i, n := range ns {
+		if n == nil {
+			return nil, athar.Errorf(athar.NotFound, "narrations: no narration %s", ids[i])
+		}
+		if routes[n.ID] = n.Route(); len(routes[n.ID]) == 0 {
+			return nil, athar.Errorf(athar.Invalid, "narrations: %s records no chain or narrator", n.ID)
+		}
+	}
+	cl, ok := athar.FindCommonLink(routes)
+	if !ok {
+		return nil, nil
+	}
+	people, err := r.persons(ctx, append([]athar.ID{cl.Person}, cl.Shared...))
+	if err != nil {
+		return nil, err
+	}
+	out := &model.CommonLink{Person: people[0], SharedRoute: people[1:]}
+	for i, n := range ns {
+		pos := cl.Positions[n.ID]
+		branch, err := r.persons(ctx, routes[n.ID][:pos-1])
+		if err != nil {
+			return nil, err
+		}
+		out.Positions = append(out.Positions, &model.ChainPosition{Narration: &model.Narration{N: ns[i]}, Position: pos, Branch: branch})
+	}
+	return out, nil
+}
+
+// resolve returns the id an argument names now: the id of the entity it was merged into
+// when a merge retired it, or the id itself.
+func (r *Resolver) resolve(ctx context.Context, id athar.ID) (athar.ID, error) {
+	m, err := r.store.MergedInto(ctx, []athar.ID{id})
+	if err != nil {
+		return "", err
+	}
+	if to, ok := m[id]; ok {
+		return to, nil
+	}
+	return id, nil
+}

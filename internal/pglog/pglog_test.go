@@ -1,0 +1,241 @@
+package pglog
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/replica"
+)
+
+// testDatabase returns the URL of a new database on the server ATHAR_TEST_DATABASE names,
+// dropped when the test ends. Without it the test skips, except under CI=true.
+func testDatabase(t testing.TB) string {
+	t.Helper()
+	admin := os.Getenv("ATHAR_TEST_DATABASE")
+	if admin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ATHAR_TEST_DATABASE is not set: .ci/run starts PostgreSQL with .ci/postgres.sh and exports it")
+		}
+		t.Skip("ATHAR_TEST_DATABASE is not set: run eval \"$(.ci/postgres.sh start)\" to test against PostgreSQL")
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "pglog_test_" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	return u.String()
+}
+
+func open(t testing.TB, u string) *DB {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := Open(ctx, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db
+}
+
+// TestConcurrentStartsMigrateOnce: replicas starting together apply each migration once
+// and agree on the log's id.
+func TestConcurrentStartsMigrateOnce(t *testing.T) {
+	u := testDatabase(t)
+	dbs := make([]*DB, 6)
+	var wg sync.WaitGroup
+	errs := make([]error, len(dbs))
+	for i := range dbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dbs[i], errs[i] = Open(context.Background(), u, nil)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		defer dbs[i].Close()
+		if dbs[i].ID() != dbs[0].ID() || dbs[i].ID() == "" {
+			t.Fatalf("log ids differ: %q and %q", dbs[i].ID(), dbs[0].ID())
+		}
+	}
+	ms, _ := readMigrations()
+	var n int
+	if err := dbs[0].pool.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
+		t.Fatalf("schema_migrations has %d rows (%v), want %d", n, err, len(ms))
+	}
+	if dbs[0].Flavour() != PostgreSQL || !dbs[0].Notifies() {
+		t.Errorf("flavour %s", dbs[0].Flavour())
+	}
+}
+
+// TestAppendsAreDenseAndOrdered: concurrent appends from several connections take
+// positions 1..N with no gap, each position reserved before its commit, and a listener is
+// told of them.
+func TestAppendsAreDenseAndOrdered(t *testing.T) {
+	u := testDatabase(t)
+	a, b := open(t, u), open(t, u)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	heard := int64(0)
+	go b.Watch(ctx, func(head int64) {
+		mu.Lock()
+		heard = max(heard, head)
+		mu.Unlock()
+	})
+	if ok, err := a.AppendIfEmpty(ctx, []replica.Entry{{Kind: replica.KindImport, Narration: "narration:s", Source: "s.yaml", Format: replica.FormatText, Body: []byte("seed")}}); err != nil || !ok {
+		t.Fatalf("seed an empty log: %v %v", ok, err)
+	}
+	if ok, err := b.AppendIfEmpty(ctx, []replica.Entry{{Kind: replica.KindImport}}); err != nil || ok {
+		t.Fatalf("seed a log that is not empty: %v %v", ok, err)
+	}
+	const writers, each = 4, 25
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db := []*DB{a, b}[w%2]
+			for i := range each {
+				reserved := int64(0)
+				pos, err := db.Append(ctx, replica.Entry{Kind: replica.KindDelete, Narration: athar.ID(fmt.Sprintf("narration:w%d-%d", w, i))}, func(p int64) { reserved = p })
+				if err != nil || pos != reserved {
+					t.Errorf("append: %d %v (reserved %d)", pos, err, reserved)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	head, err := a.Head(ctx)
+	if err != nil || head != writers*each+1 {
+		t.Fatalf("head %d %v", head, err)
+	}
+	es, err := b.Entries(ctx, 0, 1000)
+	if err != nil || len(es) != int(head) {
+		t.Fatalf("%d entries, %v", len(es), err)
+	}
+	for i, e := range es {
+		if e.Position != int64(i+1) {
+			t.Fatalf("entry %d has position %d", i, e.Position)
+		}
+	}
+	if string(es[0].Body) != "seed" || es[0].Format != replica.FormatText || es[1].Kind != replica.KindDelete {
+		t.Errorf("entries read back: %+v %+v", es[0], es[1])
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		h := heard
+		mu.Unlock()
+		if h == head {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the listener heard of %d, not %d", h, head)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRecordOnce: the first outcome recorded stands; documents follow it and never go back
+// to an older position; merge arguments round-trip.
+func TestRecordOnce(t *testing.T) {
+	u := testDatabase(t)
+	db := open(t, u)
+	ctx := context.Background()
+	imp := replica.Entry{Kind: replica.KindImport, Narration: "narration:n", Source: "n.yaml", Format: replica.FormatText, Body: []byte("v1")}
+	del := replica.Entry{Kind: replica.KindDelete, Narration: "narration:n"}
+	merge := replica.Entry{Kind: replica.KindMerge, Args: []byte(`{"keep": "person:a", "remove": "person:b"}`)}
+	for _, e := range []*replica.Entry{&imp, &del, &merge} {
+		p, err := db.Append(ctx, *e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Position = p
+	}
+	// The deletion's outcome reaches the log before the import's.
+	if _, err := db.Record(ctx, del, replica.Outcome{OK: true, Replica: "r2"}, []replica.Document{{Narration: "narration:n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Record(ctx, imp, replica.Outcome{OK: true, Replica: "r1"}, []replica.Document{{Narration: "narration:n", Format: replica.FormatText, Body: []byte("v1")}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Record(ctx, imp, replica.Outcome{OK: false, Code: athar.Conflict, Replica: "r3"}, nil)
+	if err != nil || !got.OK || got.Replica != "r1" {
+		t.Fatalf("recording twice: %+v %v, want the first outcome", got, err)
+	}
+	var body []byte
+	var pos int64
+	if err := db.pool.QueryRow(ctx, "SELECT position, body FROM athar_documents WHERE narration = 'narration:n'").Scan(&pos, &body); err != nil {
+		t.Fatal(err)
+	}
+	if pos != del.Position || body != nil {
+		t.Errorf("the document is at %d with %q: the older import overwrote the deletion", pos, body)
+	}
+	es, err := db.Entries(ctx, 0, 10)
+	if err != nil || len(es) != 3 {
+		t.Fatal(err)
+	}
+	if es[0].Outcome == nil || !es[0].Outcome.OK || es[2].Outcome != nil {
+		t.Errorf("outcomes read back: %+v %+v", es[0].Outcome, es[2].Outcome)
+	}
+	if string(es[2].Args) == "" || es[2].Kind != replica.KindMerge {
+		t.Errorf("merge entry: %+v", es[2])
+	}
+}
+
+// BenchmarkAppend measures appends to the log, one transaction each, from one connection
+// and from several at once: the ceiling of the scale-out mode's write throughput, since
+// every append updates the one counter row.
+func BenchmarkAppend(b *testing.B) {
+	for _, clients := range []int{1, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			db := open(b, testDatabase(b))
+			body := make([]byte, 4096) // about a document
+			b.SetBytes(int64(len(body)))
+			b.SetParallelism(clients)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := db.Append(context.Background(), replica.Entry{Kind: replica.KindImport, Narration: "narration:bench", Format: replica.FormatText, Body: body}, nil); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
+		})
+	}
+}

@@ -1,0 +1,278 @@
+package replica
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
+)
+
+// The mutations. Each one is checked against this replica's graph once it has caught up
+// with the head of the log (so a change accepted anywhere before the call is seen), then
+// appended to the log in one transaction, and the call returns once this replica has
+// applied the entry, with the result of that apply. The check is only a first filter:
+// the log's order decides, so a change another replica logged just before can still make
+// the apply refuse it (say, a deletion of an entity the document uses); the caller gets
+// that refusal, and every replica records the same.
+
+// Import logs d and returns the result of applying it here. d's text is not available
+// (the GraphQL mutation parses it), so the log keeps the parsed document (FormatDocument).
+func (r *Replica) Import(ctx context.Context, d *narration.Document) (narration.Result, error) {
+	body, err := json.Marshal(d)
+	if err != nil {
+		return narration.Result{}, fmt.Errorf("import %s: encode: %w", d.Narration.ID, err)
+	}
+	return r.importEntry(ctx, d, Entry{Kind: KindImport, Source: d.Source, Format: FormatDocument, Body: body})
+}
+
+// ImportText logs the document data as written (FormatText) and returns the result of
+// applying it here.
+func (r *Replica) ImportText(ctx context.Context, source string, data []byte) (narration.Result, error) {
+	d, err := narration.Parse(source, data)
+	if err != nil {
+		return narration.Result{}, err
+	}
+	return r.importEntry(ctx, d, Entry{Kind: KindImport, Source: source, Format: FormatText, Body: data})
+}
+
+func (r *Replica) importEntry(ctx context.Context, d *narration.Document, e Entry) (narration.Result, error) {
+	if err := r.Sync(ctx); err != nil {
+		return narration.Result{}, err
+	}
+	c, err := narration.Validate(ctx, d, r.cfg.Vocab, r.view)
+	if err != nil {
+		return narration.Result{}, err
+	}
+	e.Narration = c.ID
+	a, err := r.submit(ctx, e)
+	if err != nil {
+		return narration.Result{}, err
+	}
+	return a.result, a.err
+}
+
+// Delete logs the deletion of narration id and returns the result of applying it here.
+func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
+	if id.Prefix() != athar.TypeNarration.Prefix() {
+		return athar.Errorf(athar.Invalid, "delete %s: not a narration id (expected narration:...)", id)
+	}
+	if err := r.Sync(ctx); err != nil {
+		return err
+	}
+	ns, err := r.view.Narrations(ctx, []athar.ID{id})
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	if ns[0] == nil {
+		return athar.Errorf(athar.NotFound, "delete %s: no such narration", id)
+	}
+	a, err := r.submit(ctx, Entry{Kind: KindDelete, Narration: id})
+	if err != nil {
+		return err
+	}
+	return a.err
+}
+
+// Restore logs N-Quads (an export, named source) and returns the narrations restored.
+func (r *Replica) Restore(ctx context.Context, source string, nquads []byte) ([]athar.ID, error) {
+	if _, err := r.cfg.ReadNQuads(bytes.NewReader(nquads)); err != nil {
+		return nil, &athar.Error{Code: athar.Invalid, Op: "restore " + source, Err: err}
+	}
+	if err := r.Sync(ctx); err != nil {
+		return nil, err
+	}
+	a, err := r.submit(ctx, Entry{Kind: KindRestore, Source: source, Format: FormatNQuads, Body: nquads})
+	if err != nil {
+		return nil, err
+	}
+	return a.ids, a.err
+}
+
+// Merge logs the merge of entity remove into keep (narration.Importer.Merge) and returns
+// the result of applying it here.
+func (r *Replica) Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error) {
+	args, err := json.Marshal(MergeArgs{Keep: keep, Remove: remove})
+	if err != nil {
+		return narration.MergeResult{}, err
+	}
+	if err := r.Sync(ctx); err != nil {
+		return narration.MergeResult{}, err
+	}
+	a, err := r.submit(ctx, Entry{Kind: KindMerge, Args: args})
+	if err != nil {
+		return narration.MergeResult{}, err
+	}
+	return a.merge, a.err
+}
+
+// Sync waits until this replica has applied every entry the log held when it was called.
+func (r *Replica) Sync(ctx context.Context) error {
+	if err := r.haltedErr(); err != nil {
+		return fmt.Errorf("this replica stopped following the log: %w", err)
+	}
+	head, err := r.log.Head(ctx)
+	if err != nil {
+		return fmt.Errorf("read the log's head: %w", err)
+	}
+	r.setHead(head)
+	return r.waitFor(ctx, head)
+}
+
+// submit appends e to the log and waits until this replica has applied it.
+func (r *Replica) submit(ctx context.Context, e Entry) (applied, error) {
+	ch, pos, err := r.append(ctx, e)
+	if err != nil {
+		return applied{}, err
+	}
+	return r.await(ctx, ch, pos)
+}
+
+// append appends e with a waiter for its position in place before it commits.
+func (r *Replica) append(ctx context.Context, e Entry) (chan applied, int64, error) {
+	if err := r.haltedErr(); err != nil {
+		return nil, 0, fmt.Errorf("this replica stopped following the log: %w", err)
+	}
+	e.Origin = r.cfg.Name
+	var (
+		ch       chan applied
+		reserved int64
+	)
+	reserve := func(p int64) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if reserved != 0 {
+			delete(r.waiters, reserved)
+		}
+		reserved, ch = p, make(chan applied, 1)
+		r.waiters[p] = ch
+	}
+	pos, err := r.log.Append(ctx, e, reserve)
+	if err != nil {
+		r.drop(reserved)
+		return nil, 0, fmt.Errorf("log %s %s: %w", e.Kind, e.Narration, err)
+	}
+	r.setHead(pos)
+	r.poke()
+	return ch, pos, nil
+}
+
+func (r *Replica) await(ctx context.Context, ch chan applied, pos int64) (applied, error) {
+	select {
+	case a := <-ch:
+		return a, nil
+	case <-ctx.Done():
+		r.drop(pos)
+		return applied{}, athar.Errorf(athar.Internal, "the change is log entry %d, but it was not applied here in time (this replica is at %d): %v", pos, r.position.Load(), ctx.Err())
+	}
+}
+
+func (r *Replica) drop(pos int64) {
+	if pos == 0 {
+		return
+	}
+	r.mu.Lock()
+	delete(r.waiters, pos)
+	r.mu.Unlock()
+}
+
+// TextDoc is a narration document as written, with its name.
+type TextDoc struct {
+	Source string
+	Data   []byte
+}
+
+// ImportAll imports documents as ImportText does, but pipelined: each is checked against
+// the graph as it will be once the documents before it are applied, and logged without
+// waiting for the previous one to be applied; then it waits for all. docs must be in
+// dependency order (narration.Order). A document refused by the check is not logged.
+func (r *Replica) ImportAll(ctx context.Context, docs []*narration.Document, texts []TextDoc) []narration.BatchResult {
+	out := make([]narration.BatchResult, len(docs))
+	if err := r.Sync(ctx); err != nil {
+		for i := range out {
+			out[i].Err = err
+		}
+		return out
+	}
+	ov := &overlay{Store: r.view, defs: map[athar.ID][]athar.ID{}}
+	type sent struct {
+		i   int
+		ch  chan applied
+		pos int64
+	}
+	var waits []sent
+	for i, d := range docs {
+		if ctx.Err() != nil {
+			out[i].Err = ctx.Err()
+			continue
+		}
+		c, err := narration.Validate(ctx, d, r.cfg.Vocab, ov)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		ch, pos, err := r.append(ctx, Entry{Kind: KindImport, Narration: c.ID, Source: texts[i].Source, Format: FormatText, Body: texts[i].Data})
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		for _, q := range narration.Compile(c) {
+			if q.Predicate != athar.RDFType {
+				continue
+			}
+			if id, ok := athar.ParseIRI(q.Subject); ok {
+				if _, entity := athar.TypeOfPrefix(id.Prefix()); entity && id.Prefix() != athar.TypeNarration.Prefix() {
+					ov.defs[id] = append(ov.defs[id], c.ID)
+				}
+			}
+		}
+		waits = append(waits, sent{i, ch, pos})
+	}
+	for _, w := range waits {
+		a, err := r.await(ctx, w.ch, w.pos)
+		if err == nil {
+			err = a.err
+		}
+		out[w.i] = narration.BatchResult{Result: a.result, Err: err}
+	}
+	return out
+}
+
+// overlay is the local graph plus the definitions of documents logged but not yet applied.
+type overlay struct {
+	athar.Store
+	defs map[athar.ID][]athar.ID
+}
+
+// DefinedBy implements narration.Graph.
+func (o *overlay) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
+	m, err := o.Store.DefinedBy(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if d, ok := o.defs[id]; ok {
+			m[id] = append(append([]athar.ID(nil), m[id]...), d...)
+		}
+	}
+	return m, nil
+}
+
+// SeedIfEmpty logs docs (already checked, in dependency order) if the log is empty, in
+// one transaction, so that replicas starting together on a new database seed it once.
+func (r *Replica) SeedIfEmpty(ctx context.Context, docs []TextDoc, ids []athar.ID) (bool, error) {
+	es := make([]Entry, len(docs))
+	for i, d := range docs {
+		es[i] = Entry{Kind: KindImport, Narration: ids[i], Source: d.Source, Format: FormatText, Body: d.Data, Origin: r.cfg.Name}
+	}
+	ok, err := r.log.AppendIfEmpty(ctx, es)
+	if err != nil {
+		return false, fmt.Errorf("seed the log: %w", err)
+	}
+	if ok {
+		r.poke()
+	}
+	return ok, nil
+}
