@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test serve build generate check-generated lint fuzz web check-web bench
+.PHONY: test serve build generate check-generated lint fuzz fuzz-keep web check-web bench
 
 ## test: every test, with the race detector, against the real components (.ci/test.sh
 ## installs Node.js, Chromium and PostgreSQL where missing and starts a throwaway cluster)
@@ -31,7 +31,9 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed" >&2; exit 1)
 	$(GO) vet ./...
 
-## fuzz: run every fuzz target for FUZZTIME each (CI: 10s); failing inputs land in testdata/fuzz
+## fuzz: run every fuzz target for FUZZTIME each (CI: 10s). The corpus is kept in each
+## package's testdata/fuzz (failing inputs land there too); `make fuzz-keep` adds what a local
+## run found interesting to it.
 FUZZTIME ?= 10s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/narration
@@ -54,3 +56,9 @@ check-web: web
 BENCH_SIZES ?= 1000,10000,100000
 bench: build
 	bin/athar bench --sizes $(BENCH_SIZES) --out docs/BENCHMARKS.md
+
+## fuzz-keep: copy the inputs local fuzzing found interesting into the kept corpus
+fuzz-keep:
+	@for t in internal/narration:FuzzParse internal/athar:FuzzParseVerseRange internal/search:FuzzNormalize graph:FuzzVariables; do \
+	  pkg=$${t%%:*}; f=$${t##*:}; src="$$($(GO) env GOCACHE)/fuzz/github.com/athar-hadith/athar/$$pkg/$$f"; \
+	  [ -d "$$src" ] && mkdir -p "$$pkg/testdata/fuzz/$$f" && cp -n "$$src"/* "$$pkg/testdata/fuzz/$$f/" || true; done
