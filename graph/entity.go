@@ -16,32 +16,54 @@ type relationField struct {
 	Direction model.Direction
 }
 
-// entityNarrations resolves Entity.narrations.
+// entityNarrations resolves Entity.narrations: the narrations that define, mention or make
+// claims about the entity.
 func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity) ([]*model.Narration, error) {
-	var ids []athar.ID
-	switch e := obj.(type) {
-	case *model.Narration:
-		// A narration's view carries no entity record: load it for the mentions.
-		ent, err := r.loaders(ctx).entity.Load(ctx, e.N.ID)
-		if err != nil {
-			return nil, err
-		}
-		if ent != nil {
-			ids = ent.Narrations
-		}
-	case interface{ Data() *athar.Entity }:
-		ids = e.Data().Narrations
+	ids, err := r.loaders(ctx).mentions.Load(ctx, obj.EntityID())
+	if err != nil {
+		return nil, err
 	}
 	return r.narrations(ctx, ids)
 }
 
 // entityClaims resolves Entity.claims: the claims with the entity as subject or object.
+// The page is chosen from the claims' references; only its own claims are loaded.
 func (r *Resolver) entityClaims(ctx context.Context, obj model.Entity, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
-	claims, err := r.about(ctx, obj.EntityID(), predicate)
+	refs, err := r.about(ctx, obj.EntityID(), predicate)
 	if err != nil {
 		return nil, err
 	}
-	return claimConnection(claims, first, after)
+	key := func(i int) string { return refs[i].SortKey() }
+	w, err := paginate(len(refs), key, first, after)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]athar.ID, 0, w.to-w.from)
+	for i := w.from; i < w.to; i++ {
+		ids = append(ids, refs[i].ID)
+	}
+	claims, err := r.loadClaims(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.ClaimConnection{Edges: []*model.ClaimEdge{}, Nodes: []*model.Claim{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
+	for i, c := range claims {
+		if c == nil {
+			continue // removed by a write between the two reads
+		}
+		node := &model.Claim{C: c}
+		conn.Edges = append(conn.Edges, &model.ClaimEdge{Cursor: encodeCursor(key(w.from + i)), Node: node})
+		conn.Nodes = append(conn.Nodes, node)
+	}
+	return conn, nil
+}
+
+// loadClaims loads claims by id through the request's claim loader, nil where absent.
+func (r *Resolver) loadClaims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return r.loaders(ctx).claim.LoadAll(ctx, ids)
 }
 
 // entityRelations resolves Entity.relations.
@@ -50,24 +72,49 @@ func (r *Resolver) entityRelations(ctx context.Context, obj model.Entity, predic
 	if direction != nil {
 		dir = *direction
 	}
-	rels, err := r.relations(ctx, obj.EntityID(), predicate, dir)
-	if err != nil {
-		return nil, err
-	}
-	return relationConnection(rels, first, after)
+	return r.relationPage(ctx, obj.EntityID(), predicate, dir, first, after)
 }
 
 // namedRelations resolves a generated relation field (Event.participants).
 func (r *Resolver) namedRelations(ctx context.Context, obj model.Entity, predicate string, dir model.Direction, first *int, after *string) (*model.RelationConnection, error) {
-	rels, err := r.relations(ctx, obj.EntityID(), &predicate, dir)
+	return r.relationPage(ctx, obj.EntityID(), &predicate, dir, first, after)
+}
+
+// relationPage pages the relations of id and loads the claims of that page only.
+func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *string, dir model.Direction, first *int, after *string) (*model.RelationConnection, error) {
+	rels, err := r.relations(ctx, id, predicate, dir)
 	if err != nil {
 		return nil, err
 	}
-	return relationConnection(rels, first, after)
+	conn, err := relationConnection(rels, first, after)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]athar.ID, len(conn.Nodes))
+	for i, rel := range conn.Nodes {
+		ids[i] = rel.Ref.ID
+	}
+	claims, err := r.loadClaims(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	kept := conn.Edges[:0]
+	conn.Nodes = conn.Nodes[:0]
+	for i, e := range conn.Edges {
+		if claims[i] == nil {
+			continue // removed by a write between the two reads
+		}
+		e.Node.C = claims[i]
+		kept = append(kept, e)
+		conn.Nodes = append(conn.Nodes, e.Node)
+	}
+	conn.Edges = kept
+	return conn, nil
 }
 
-// about returns the claims with id as subject or object, of one predicate when given.
-func (r *Resolver) about(ctx context.Context, id athar.ID, predicate *string) ([]*athar.Claim, error) {
+// about returns the claims with id as subject or object, of one predicate when given, as
+// references sorted by SortKey.
+func (r *Resolver) about(ctx context.Context, id athar.ID, predicate *string) ([]athar.ClaimRef, error) {
 	if predicate != nil && *predicate != "" {
 		if err := r.checkPredicate("predicate", *predicate); err != nil {
 			return nil, err
@@ -77,37 +124,42 @@ func (r *Resolver) about(ctx context.Context, id athar.ID, predicate *string) ([
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*athar.Claim, 0, len(all))
+	if predicate == nil || *predicate == "" {
+		return all, nil
+	}
+	out := make([]athar.ClaimRef, 0, len(all))
 	for _, c := range all {
-		if predicate == nil || *predicate == "" || c.Predicate == *predicate {
+		if c.Predicate == *predicate {
 			out = append(out, c)
 		}
 	}
 	return out, nil
 }
 
-// relations reads the claims about id as relations from id's side.
+// relations reads the claims about id as relations from id's side. Their claims (C) are
+// not loaded: relationPage loads those of one page.
 func (r *Resolver) relations(ctx context.Context, id athar.ID, predicate *string, dir model.Direction) ([]*model.Relation, error) {
-	claims, err := r.about(ctx, id, predicate)
+	refs, err := r.about(ctx, id, predicate)
 	if err != nil {
 		return nil, err
 	}
-	rels := make([]*model.Relation, 0, len(claims))
-	for _, c := range claims {
+	rels := make([]*model.Relation, 0, len(refs))
+	for i := range refs {
+		c := &refs[i]
 		var value *string
 		if c.Value != nil {
 			v := c.Value.Literal
 			value = &v
 		}
 		if c.Subject == id && dir != model.DirectionIncoming {
-			rels = append(rels, &model.Relation{Predicate: c.Predicate, Name: c.Predicate, Direction: model.DirectionOutgoing, Value: value, Other: c.Object, C: c})
+			rels = append(rels, &model.Relation{Predicate: c.Predicate, Name: c.Predicate, Direction: model.DirectionOutgoing, Value: value, Other: c.Object, Ref: c})
 		}
 		if c.Object == id && dir != model.DirectionOutgoing {
 			name := c.Predicate
 			if p, ok := r.vocab.Predicate(c.Predicate); ok && p.Inverse != "" {
 				name = p.Inverse
 			}
-			rels = append(rels, &model.Relation{Predicate: c.Predicate, Name: name, Direction: model.DirectionIncoming, Other: c.Subject, C: c})
+			rels = append(rels, &model.Relation{Predicate: c.Predicate, Name: name, Direction: model.DirectionIncoming, Other: c.Subject, Ref: c})
 		}
 	}
 	return rels, nil

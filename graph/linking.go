@@ -138,9 +138,19 @@ func (r *Resolver) variantsOf(ctx context.Context, c *athar.Claim) ([]*athar.Cla
 	if err != nil {
 		return nil, err
 	}
-	var out []*athar.Claim
+	var ids []athar.ID
 	for _, o := range all {
 		if o.Subject == c.Subject && o.Predicate == c.Predicate && o.ID != c.ID {
+			ids = append(ids, o.ID)
+		}
+	}
+	claims, err := r.loadClaims(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := claims[:0]
+	for _, o := range claims {
+		if o != nil {
 			out = append(out, o)
 		}
 	}

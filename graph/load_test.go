@@ -64,6 +64,11 @@ func (c *countingStore) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Cl
 	return c.Store.Claims(ctx, ids)
 }
 
+func (c *countingStore) ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error) {
+	c.count("ClaimsAbout")
+	return c.Store.ClaimsAbout(ctx, ids)
+}
+
 func (c *countingStore) Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error) {
 	c.count("Edges")
 	return c.Store.Edges(ctx, ids)
@@ -100,12 +105,19 @@ func TestDataloadersBoundStoreCalls(t *testing.T) {
 			maxCalls: 10,
 		},
 		{
-			// The claims about each event cost one FindClaims each (the store has no batch
-			// form), but their entities are still loaded together.
+			// An attestation's narration is always there: its id alone needs no read.
+			name:      "fifty claims with the ids of their narrations",
+			query:     `{ claims(first: 50) { nodes { attestations { narration { id __typename } } } } }`,
+			maxCalls:  1,
+			maxMethod: map[string]int{"Narrations": 0},
+		},
+		{
+			// The claims about every event cost one ClaimsAbout for them all, and only
+			// the claims of each page are loaded, together.
 			name:      "every event of the timeline with its parts",
 			query:     `{ timeline { name parts { nodes { entity { name } } } } }`,
-			maxCalls:  1 << 10,
-			maxMethod: map[string]int{"Entities": 3, "EntityIDs": 1},
+			maxCalls:  12,
+			maxMethod: map[string]int{"Entities": 3, "EntityIDs": 1, "ClaimsAbout": 1, "Claims": 1},
 		},
 	}
 	for _, tt := range tests {

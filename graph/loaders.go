@@ -17,10 +17,12 @@ type loaders struct {
 	entity    *dataloadgen.Loader[athar.ID, *athar.Entity]
 	narration *dataloadgen.Loader[athar.ID, *athar.Narration]
 	claim     *dataloadgen.Loader[athar.ID, *athar.Claim]
-	// about gives the claims with the entity as subject or object. The store has no batch
-	// form of FindClaims, so this loader only shares one answer between the fields of one
-	// entity (claims, relations and every named relation field).
-	about *dataloadgen.Loader[athar.ID, []*athar.Claim]
+	// about gives the claims with the entity as subject or object, as references (no
+	// attestations): a list of entities costs one store call, and a page of claims then
+	// loads only its own claims through the claim loader.
+	about *dataloadgen.Loader[athar.ID, []athar.ClaimRef]
+	// mentions gives the narrations that touch an entity (Store.Mentions).
+	mentions *dataloadgen.Loader[athar.ID, []athar.ID]
 	// quads gives the quads with the id as subject (Store.QuadsAbout): verse texts and
 	// their attribution, under the reserved graph athar.QuranGraph.
 	quads *dataloadgen.Loader[athar.ID, []athar.Quad]
@@ -44,16 +46,27 @@ func newLoaders(st reader) *loaders {
 			cs, err := st.Claims(ctx, ids)
 			return cs, batchErr(err, "load claims")
 		}, opt),
-		about: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]*athar.Claim, []error) {
-			out := make([][]*athar.Claim, len(ids))
-			errs := make([]error, len(ids))
-			for i, id := range ids {
-				out[i], errs[i] = st.FindClaims(ctx, athar.ClaimFilter{Entity: id})
-				if errs[i] != nil {
-					errs[i] = fmt.Errorf("claims about %s: %w", id, errs[i])
-				}
+		about: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]athar.ClaimRef, []error) {
+			by, err := st.ClaimsAbout(ctx, ids)
+			if err != nil {
+				return nil, batchErr(err, "load claims about entities")
 			}
-			return out, errs
+			out := make([][]athar.ClaimRef, len(ids))
+			for i, id := range ids {
+				out[i] = by[id]
+			}
+			return out, nil
+		}, opt),
+		mentions: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]athar.ID, []error) {
+			by, err := st.Mentions(ctx, ids)
+			if err != nil {
+				return nil, batchErr(err, "load mentions")
+			}
+			out := make([][]athar.ID, len(ids))
+			for i, id := range ids {
+				out[i] = by[id]
+			}
+			return out, nil
 		}, opt),
 		quads: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]athar.Quad, []error) {
 			qs, err := st.QuadsAbout(ctx, ids)

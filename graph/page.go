@@ -68,13 +68,7 @@ func pageInfo(w window, key func(int) string) *model.PageInfo {
 }
 
 // claimKey orders claims as the store does: subject, predicate, object or value, id.
-func claimKey(c *athar.Claim) string {
-	o := string(c.Object)
-	if c.Value != nil {
-		o = c.Value.Key()
-	}
-	return string(c.Subject) + "\x00" + c.Predicate + "\x00" + o + "\x00" + string(c.ID)
-}
+func claimKey(c *athar.Claim) string { return c.SortKey() }
 
 func claimConnection(claims []*athar.Claim, first *int, after *string) (*model.ClaimConnection, error) {
 	sort.SliceStable(claims, func(i, j int) bool { return claimKey(claims[i]) < claimKey(claims[j]) })
@@ -94,7 +88,7 @@ func claimConnection(claims []*athar.Claim, first *int, after *string) (*model.C
 
 // relationKey orders relations by their name as read from the entity, then by claim.
 func relationKey(r *model.Relation) string {
-	return r.Name + "\x00" + string(r.Direction) + "\x00" + claimKey(r.C)
+	return r.Name + "\x00" + string(r.Direction) + "\x00" + r.Ref.SortKey()
 }
 
 func relationConnection(rels []*model.Relation, first *int, after *string) (*model.RelationConnection, error) {

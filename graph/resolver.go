@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -15,10 +18,12 @@ import (
 // reader is what the resolvers read the graph through; athar.Store satisfies it.
 type reader interface {
 	Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, error)
+	Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error)
 	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
 	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
+	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)
 	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
 	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
 	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
@@ -79,6 +84,11 @@ func (r *claimResolver) Object(ctx context.Context, obj *model.Claim) (model.Ent
 type attestationResolver struct{ *Resolver }
 
 func (r *attestationResolver) Narration(ctx context.Context, obj *model.Attestation) (*model.Narration, error) {
+	// An attestation's narration always exists (its quads carry the narration's label), so
+	// a selection of its id alone needs no read.
+	if onlyID(ctx) {
+		return &model.Narration{N: &athar.Narration{ID: obj.A.Narration}}, nil
+	}
 	n, err := r.narration(ctx, obj.A.Narration)
 	if err == nil && n == nil {
 		err = fmt.Errorf("attestation %s: narration %s is not in the graph", obj.A.ID, obj.A.Narration)
@@ -237,4 +247,20 @@ func (r *Resolver) checkPredicate(arg, name string) error {
 		return athar.Errorf(athar.Invalid, "%s: unknown predicate %q: expected one of %s", arg, name, strings.Join(r.vocab.Names(), ", "))
 	}
 	return nil
+}
+
+// onlyID reports whether the field being resolved selects nothing but id and __typename,
+// written as plain fields (a fragment may ask for more, so it does not count).
+func onlyID(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || len(fc.Field.Selections) == 0 {
+		return false
+	}
+	for _, sel := range fc.Field.Selections {
+		f, ok := sel.(*ast.Field)
+		if !ok || f.Name != "id" && f.Name != "__typename" {
+			return false
+		}
+	}
+	return true
 }

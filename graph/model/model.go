@@ -314,7 +314,8 @@ type Relation struct {
 	Direction Direction
 	Value     *string
 	Other     athar.ID // the entity at the other end; empty for literal-valued claims
-	C         *athar.Claim
+	Ref       *athar.ClaimRef
+	C         *athar.Claim // loaded for the relations of a page only
 }
 
 // Claim is the relation's claim.

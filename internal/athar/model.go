@@ -9,7 +9,6 @@ type Entity struct {
 	Arabic      []string // names in Arabic script
 	Aliases     []string // every other name, sorted; never includes Name
 	Description string
-	Narrations  []ID // narrations that define, mention or make claims about it, sorted
 	FormerIDs   []ID // ids of entities merged into this one (see Store.MergedInto), sorted
 }
 
@@ -22,6 +21,36 @@ type Claim struct {
 	Object       ID     // set when the claim relates two entities
 	Value        *Term  // set when the claim has a literal value
 	Attestations []Attestation
+}
+
+// SortKey orders claims as every listing of them does: by subject, predicate, object or
+// value, then id.
+func (c *Claim) SortKey() string {
+	return claimSortKey(c.Subject, c.Predicate, c.Object, c.Value, c.ID)
+}
+
+// ClaimRef is a claim as the plain triples give it, without loading its attestations:
+// enough to count, sort and page a long list of claims, and then load only one page.
+type ClaimRef struct {
+	ID         ID
+	Subject    ID
+	Predicate  string
+	Object     ID
+	Value      *Term
+	Narrations []ID // the narrations asserting the triple, sorted
+}
+
+// SortKey is the key of the claim (Claim.SortKey).
+func (c *ClaimRef) SortKey() string {
+	return claimSortKey(c.Subject, c.Predicate, c.Object, c.Value, c.ID)
+}
+
+func claimSortKey(subject ID, predicate string, object ID, value *Term, id ID) string {
+	o := string(object)
+	if value != nil {
+		o = value.Key()
+	}
+	return string(subject) + "\x00" + predicate + "\x00" + o + "\x00" + string(id)
 }
 
 // Attestation is one narration's support for a claim: the exact words and where they are.

@@ -29,8 +29,13 @@ type Store interface {
 
 	// Entities returns the entities with the given ids, in the same order, with nil for
 	// ids the graph does not define (an entity is defined when some narration gives its type).
-	// Entity.Narrations lists narrations only, never a reserved graph.
 	Entities(ctx context.Context, ids []ID) ([]*Entity, error)
+
+	// Mentions returns, for each id, the narrations that define, mention or make claims
+	// about it (label a quad with it as subject or object), sorted; never a reserved graph.
+	// Ids no narration touches are absent. It is apart from Entities because on a
+	// much-mentioned entity it reads every quad that touches it.
+	Mentions(ctx context.Context, ids []ID) (map[ID][]ID, error)
 
 	// MergedInto returns, for each of the ids that a merge retired (an id some narration
 	// records as a former id of an entity, PredFormerID), the id of the entity it was merged
@@ -52,6 +57,11 @@ type Store interface {
 	// FindClaims returns the claims matching f with their attestations, sorted by subject,
 	// predicate, then object or value.
 	FindClaims(ctx context.Context, f ClaimFilter) ([]*Claim, error)
+
+	// ClaimsAbout returns, for each id, the claims with it as subject or object, without
+	// their attestations, sorted by SortKey: FindClaims(ClaimFilter{Entity: id}) for a list
+	// of entities at once, at the cost of reading the entities' own quads only.
+	ClaimsAbout(ctx context.Context, ids []ID) (map[ID][]ClaimRef, error)
 
 	// Claims returns the claims with the given ids and their attestations, in order, nil
 	// where absent.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/iterator"
+	"github.com/cayleygraph/cayley/graph/kv"
+	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -147,26 +149,33 @@ func (s *Store) Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, 
 	return out, nil
 }
 
+// entityPredicates are the predicates an entity record is read from: one index scan each,
+// so that a much-mentioned entity's thousands of other quads are never read.
+var entityPredicates = []string{athar.RDFType, athar.RDFSLabel, athar.SKOSAltLbl, athar.RDFSComment, athar.PredFormerID}
+
 func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) {
 	t, ok := athar.TypeOfPrefix(id.Prefix())
 	if !ok {
 		return nil, nil
 	}
-	outs, err := s.out(ctx, id.IRI())
-	if err != nil || len(outs) == 0 {
-		return nil, err
+	var outs []quad.Quad
+	for _, p := range entityPredicates {
+		qs, err := s.withPredicate(ctx, quad.Subject, quad.IRI(id.IRI()), p)
+		if err != nil {
+			return nil, err
+		}
+		if p == athar.RDFType && len(qs) == 0 {
+			return nil, nil
+		}
+		outs = append(outs, qs...)
 	}
 	e := &athar.Entity{ID: id, Type: t}
 	defined := false
 	nameVotes := map[string]map[string]bool{} // name -> labels giving it
 	var aliases, arabic []string
-	mentions := map[athar.ID]bool{}
 	var former []athar.ID
 	for _, q := range outs {
 		label := iriOf(q.Label)
-		if n, ok := narrationLabel(label); ok {
-			mentions[n] = true
-		}
 		obj := fromValue(q.Object)
 		switch iriOf(q.Predicate) {
 		case athar.RDFType:
@@ -193,15 +202,6 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 	if !defined {
 		return nil, nil
 	}
-	ins, err := s.in(ctx, id.IRI())
-	if err != nil {
-		return nil, err
-	}
-	for _, q := range ins {
-		if n, ok := narrationLabel(iriOf(q.Label)); ok {
-			mentions[n] = true
-		}
-	}
 	if len(former) > 0 {
 		e.FormerIDs = uniqueIDs(former)
 	}
@@ -222,11 +222,90 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 	}
 	e.Aliases = uniqueStrings(aliases, e.Name)
 	e.Arabic = uniqueStrings(arabic, "")
-	for n := range mentions {
-		e.Narrations = append(e.Narrations, n)
-	}
-	sortIDs(e.Narrations)
 	return e, nil
+}
+
+// Mentions implements athar.Store: the labels of every quad with the id as subject or
+// object. On the KV backends only the labels' values are read.
+func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make(map[athar.ID][]athar.ID, len(ids))
+	for _, id := range ids {
+		if _, ok := athar.TypeOfPrefix(id.Prefix()); !ok {
+			continue
+		}
+		labels, err := s.labelsTouching(ctx, quad.IRI(id.IRI()))
+		if err != nil {
+			return nil, err
+		}
+		var ns []athar.ID
+		for _, l := range labels {
+			if n, ok := narrationLabel(l); ok {
+				ns = append(ns, n)
+			}
+		}
+		if len(ns) > 0 {
+			sortIDs(ns)
+			out[id] = ns
+		}
+	}
+	return out, nil
+}
+
+// labelsTouching returns the distinct labels of the quads with v as subject or object.
+func (s *Store) labelsTouching(ctx context.Context, v quad.Value) ([]string, error) {
+	set := map[string]bool{}
+	kqs, ok := s.qs.(*kv.QuadStore)
+	if !ok {
+		for _, d := range []quad.Direction{quad.Subject, quad.Object} {
+			qs, err := s.quadsWith(ctx, d, v)
+			if err != nil {
+				return nil, err
+			}
+			for _, q := range qs {
+				set[iriOf(q.Label)] = true
+			}
+		}
+	} else {
+		vid, err := nodeID(kqs, v)
+		if err != nil || vid == 0 {
+			return nil, err
+		}
+		ids := map[uint64]bool{}
+		for _, d := range []quad.Direction{quad.Subject, quad.Object} {
+			err := iterator.Iterate(ctx, kqs.QuadIterator(d, kv.Int64Value(vid))).Each(func(r graph.Ref) error {
+				if p, ok := r.(*proto.Primitive); ok && p.Label != 0 {
+					ids[p.Label] = true
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		list := make([]uint64, 0, len(ids))
+		for id := range ids {
+			list = append(list, id)
+		}
+		vals, err := s.values(ctx, kqs, list)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vals {
+			set[iriOf(v)] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for l := range set {
+		if l != "" && l != pinIRI {
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // EntityIDs implements athar.Store.
@@ -436,12 +515,12 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		n.Gradings = append(n.Gradings, gr)
 	}
 	sort.Slice(n.Gradings, func(i, j int) bool { return n.Gradings[i].Position < n.Gradings[j].Position })
-	ins, err := s.in(ctx, iri)
+	ins, err := s.withPredicate(ctx, quad.Object, quad.IRI(iri), athar.VocabBase+"narrates")
 	if err != nil {
 		return nil, err
 	}
 	for _, q := range ins {
-		if iriOf(q.Predicate) == athar.VocabBase+"narrates" && iriOf(q.Label) == iri {
+		if iriOf(q.Label) == iri {
 			if p, ok := athar.ParseIRI(iriOf(q.Subject)); ok {
 				n.Narrator = p
 			}
@@ -644,16 +723,113 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 		}
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return claimKey(out[i]) < claimKey(out[j]) })
+	sort.Slice(out, func(i, j int) bool { return out[i].SortKey() < out[j].SortKey() })
 	return out, nil
 }
 
-func claimKey(c *athar.Claim) string {
-	o := string(c.Object)
-	if c.Value != nil {
-		o = c.Value.Key()
+// ClaimsAbout implements athar.Store. The claims about an entity are the subjects of its
+// athar:subject and athar:object quads; their keys come from the plain triples beside
+// them (subject, predicate and object give the claim id by hash), and the triples' labels
+// are the narrations asserting them. No claim node is read, unless a claim has no plain
+// triple to describe it (never written so by the importer; read in full to be safe).
+func (s *Store) ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error) {
+	if err := s.rlock(); err != nil {
+		return nil, err
 	}
-	return string(c.Subject) + "\x00" + c.Predicate + "\x00" + o + "\x00" + string(c.ID)
+	defer s.mu.RUnlock()
+	out := make(map[athar.ID][]athar.ClaimRef, len(ids))
+	for _, id := range ids {
+		if _, done := out[id]; done {
+			continue
+		}
+		refs, err := s.claimsAbout(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = refs
+	}
+	return out, nil
+}
+
+func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef, error) {
+	outs, err := s.out(ctx, id.IRI())
+	if err != nil {
+		return nil, err
+	}
+	ins, err := s.in(ctx, id.IRI())
+	if err != nil {
+		return nil, err
+	}
+	claims := map[athar.ID]bool{}
+	for _, q := range ins {
+		if p := iriOf(q.Predicate); p == athar.PredSubject || p == athar.PredObject {
+			if c, ok := athar.ParseIRI(iriOf(q.Subject)); ok {
+				claims[c] = false
+			}
+		}
+	}
+	refs := map[athar.ID]*athar.ClaimRef{}
+	for _, qs := range [][]quad.Quad{outs, ins} {
+		for _, q := range qs {
+			p := iriOf(q.Predicate)
+			if !strings.HasPrefix(p, athar.VocabBase) || athar.IsStructural(p) {
+				continue
+			}
+			subj, ok := athar.ParseIRI(iriOf(q.Subject))
+			if !ok {
+				continue
+			}
+			pred := strings.TrimPrefix(p, athar.VocabBase)
+			obj := fromValue(q.Object)
+			cid := athar.ClaimID(subj, pred, obj)
+			if _, isClaim := claims[cid]; !isClaim {
+				continue
+			}
+			ref := refs[cid]
+			if ref == nil {
+				ref = &athar.ClaimRef{ID: cid, Subject: subj, Predicate: pred}
+				if obj.IRI != "" {
+					ref.Object, _ = athar.ParseIRI(obj.IRI)
+				} else {
+					v := obj
+					ref.Value = &v
+				}
+				refs[cid] = ref
+				claims[cid] = true
+			}
+			if n, ok := narrationLabel(iriOf(q.Label)); ok {
+				ref.Narrations = append(ref.Narrations, n)
+			}
+		}
+	}
+	for cid, described := range claims {
+		if described {
+			continue
+		}
+		c, err := s.claim(ctx, cid)
+		if err != nil || c == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		ref := &athar.ClaimRef{ID: cid, Subject: c.Subject, Predicate: c.Predicate, Object: c.Object, Value: c.Value}
+		for _, a := range c.Attestations {
+			ref.Narrations = append(ref.Narrations, a.Narration)
+		}
+		refs[cid] = ref
+	}
+	list := make([]athar.ClaimRef, 0, len(refs))
+	for _, ref := range refs {
+		ref.Narrations = uniqueIDs(ref.Narrations)
+		list = append(list, *ref)
+	}
+	keys := make(map[athar.ID]string, len(list))
+	for i := range list {
+		keys[list[i].ID] = list[i].SortKey()
+	}
+	sort.Slice(list, func(i, j int) bool { return keys[list[i].ID] < keys[list[j].ID] })
+	return list, nil
 }
 
 // Edges implements athar.Store.

@@ -36,7 +36,8 @@ type Store struct {
 	qs     graph.QuadStore
 	lock   *os.File // bbolt: an exclusive lock on the directory, so two processes fail fast
 	closed bool
-	pinned bool // pins may be left in the store (see pinsFor)
+	pinned bool       // pins may be left in the store (see pinsFor)
+	nodes  *nodeCache // KV node ids to values (see nodes.go)
 }
 
 var _ athar.Store = (*Store)(nil)
@@ -49,7 +50,7 @@ func Open(spec string, logger *slog.Logger) (*Store, error) {
 		if arg != "" {
 			return nil, athar.Errorf(athar.Invalid, "store %q: memory: takes no path", spec)
 		}
-		return &Store{qs: memstore.New()}, nil
+		return &Store{qs: memstore.New(), nodes: newNodeCache()}, nil
 	case "bbolt":
 		if arg == "" {
 			return nil, athar.Errorf(athar.Invalid, "store %q: bbolt: needs a directory, e.g. bbolt:./data/athar", spec)
@@ -90,7 +91,7 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	st := &Store{qs: qs, lock: lock}
+	st := &Store{qs: qs, lock: lock, nodes: newNodeCache()}
 	st.unpin(nil) // pins a crash between Apply's two transactions may have left
 	return st, nil
 }
@@ -301,6 +302,9 @@ func (s *Store) quadsWith(ctx context.Context, d quad.Direction, v quad.Value) (
 	if ref == nil {
 		return nil, nil
 	}
+	if kqs, ok := s.qs.(*kv.QuadStore); ok {
+		return s.kvQuads(ctx, kqs, kqs.QuadIterator(d, ref), nil)
+	}
 	var out []quad.Quad
 	err = iterator.Iterate(ctx, s.qs.QuadIterator(d, ref)).Each(func(r graph.Ref) error {
 		q, err := s.qs.Quad(r)
@@ -332,34 +336,20 @@ func (s *Store) withPredicate(ctx context.Context, d quad.Direction, v quad.Valu
 		}
 		return out, nil
 	}
-	vref, err := kqs.ValueOf(v)
-	if err != nil || vref == nil {
+	vi, err := nodeID(kqs, v)
+	if err != nil || vi == 0 {
 		return nil, err
 	}
-	pref, err := kqs.ValueOf(quad.IRI(p))
-	if err != nil || pref == nil {
+	pi, err := nodeID(kqs, quad.IRI(p))
+	if err != nil || pi == 0 {
 		return nil, err
-	}
-	vi, ok1 := vref.(kv.Int64Value)
-	pi, ok2 := pref.(kv.Int64Value)
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("unexpected KV refs %T %T", vref, pref)
 	}
 	ind := kv.QuadIndex{Dirs: []quad.Direction{quad.Subject, quad.Predicate}}
 	if d == quad.Object {
 		ind = kv.QuadIndex{Dirs: []quad.Direction{quad.Object, quad.Predicate, quad.Subject}}
 	}
-	scan := kv.IndexScan{Index: ind, Values: []uint64{uint64(vi), uint64(pi)}}
-	var out []quad.Quad
-	err = iterator.Iterate(ctx, scan.BuildIterator(kqs)).Each(func(r graph.Ref) error {
-		q, err := kqs.Quad(r)
-		if err != nil {
-			return err
-		}
-		out = append(out, q)
-		return nil
-	})
-	return out, err
+	scan := kv.IndexScan{Index: ind, Values: []uint64{vi, pi}}
+	return s.kvQuads(ctx, kqs, scan.BuildIterator(kqs), nil)
 }
 
 // out returns the quads whose subject is the IRI.

@@ -143,6 +143,16 @@ func (s *store) FindClaims(ctx context.Context, f athar.ClaimFilter) (c []*athar
 	return s.st.FindClaims(ctx, f)
 }
 
+func (s *store) Mentions(ctx context.Context, ids []athar.ID) (m map[athar.ID][]athar.ID, err error) {
+	defer s.m.track("mentions")(&err)
+	return s.st.Mentions(ctx, ids)
+}
+
+func (s *store) ClaimsAbout(ctx context.Context, ids []athar.ID) (c map[athar.ID][]athar.ClaimRef, err error) {
+	defer s.m.track("claims_about")(&err)
+	return s.st.ClaimsAbout(ctx, ids)
+}
+
 func (s *store) Claims(ctx context.Context, ids []athar.ID) (c []*athar.Claim, err error) {
 	defer s.m.track("claims")(&err)
 	return s.st.Claims(ctx, ids)

@@ -186,12 +186,16 @@ func (im *Importer) checkDependents(ctx context.Context, id athar.ID, have, want
 	if err != nil {
 		return fmt.Errorf("check dependents of %s: %w", id, err)
 	}
+	mentions, err := im.store.Mentions(ctx, lost)
+	if err != nil {
+		return fmt.Errorf("check dependents of %s: %w", id, err)
+	}
 	var msgs []string
 	for i, e := range lost {
 		if len(without(defs[e], id)) > 0 || ents[i] == nil {
 			continue
 		}
-		if users := without(ents[i].Narrations, id); len(users) > 0 {
+		if users := without(mentions[e], id); len(users) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s is defined only by %s and still used by %s", e, id, joinIDs(users)))
 		}
 	}

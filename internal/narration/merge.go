@@ -85,7 +85,11 @@ func (im *Importer) Merge(ctx context.Context, keep, remove athar.ID) (MergeResu
 	}
 	rename := map[athar.ID]athar.ID{remove: keep}
 	var css []athar.Changeset
-	for _, n := range ents[1].Narrations {
+	mentions, err := im.store.Mentions(ctx, []athar.ID{remove})
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", op, err)
+	}
+	for _, n := range mentions[remove] {
 		have, err := im.store.NarrationQuads(ctx, n)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", op, err)

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"Narrations", testNarrations},
 		{"FindClaims", testFindClaims},
 		{"Claims", testClaims},
+		{"ClaimsAboutAgreesWithFindClaims", testClaimsAbout},
 		{"Edges", testEdges},
 		{"RemoveRestoresExactly", testRemove},
 		{"CancelledContextChangesNothing", testCancelled},
@@ -236,8 +237,15 @@ func testEntities(t *testing.T, st athar.Store) {
 	if !reflect.DeepEqual(ab.Arabic, []string{"أبو بكر"}) {
 		t.Errorf("Arabic = %q", ab.Arabic)
 	}
-	if !reflect.DeepEqual(ab.Narrations, []athar.ID{"narration:a", "narration:b"}) {
-		t.Errorf("Narrations = %v", ab.Narrations)
+	mentions, err := st.Mentions(context.Background(), []athar.ID{"person:abu-bakr", "person:nobody", "event:badr", "claim:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(mentions["person:abu-bakr"], []athar.ID{"narration:a", "narration:b"}) {
+		t.Errorf("Mentions(abu-bakr) = %v", mentions["person:abu-bakr"])
+	}
+	if len(mentions) != 2 {
+		t.Errorf("Mentions = %v, want abu-bakr and badr only", mentions)
 	}
 	v := es[2]
 	if v == nil || v.Type != athar.TypeVerse || v.Name != "Al-Anfal 8:67" {
@@ -246,8 +254,8 @@ func testEntities(t *testing.T, st athar.Store) {
 	if es[4] == nil || es[4].Type != athar.TypeNarration || es[4].Name != "Report A" {
 		t.Errorf("narration as entity: %+v", es[4])
 	}
-	if es[3] == nil || !reflect.DeepEqual(es[3].Narrations, []athar.ID{"narration:a", "narration:b"}) {
-		t.Errorf("badr mentioned by: %+v", es[3])
+	if es[3] == nil || !reflect.DeepEqual(mentions["event:badr"], []athar.ID{"narration:a", "narration:b"}) {
+		t.Errorf("badr mentioned by: %+v", mentions["event:badr"])
 	}
 }
 
@@ -406,6 +414,53 @@ func testClaims(t *testing.T, st athar.Store) {
 	ncs, _ := st.Claims(ctx, []athar.ID{nid})
 	if ncs[0] == nil || len(ncs[0].Attestations) != 1 || ncs[0].Attestations[0].HasSpan {
 		t.Errorf("narrates claim: %+v", ncs[0])
+	}
+}
+
+// testClaimsAbout checks the cheap form against the full one, for every entity of the
+// graph (values, self-references, derived chain claims, two narrations on one claim).
+func testClaimsAbout(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	ctx := context.Background()
+	ids, err := st.EntityIDs(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, "narration:a", "person:nobody", ids[0]) // a narration, an unknown id, a repeat
+	got, err := st.ClaimsAbout(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, id := range ids {
+		full, err := st.FindClaims(ctx, athar.ClaimFilter{Entity: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []athar.ClaimRef
+		for _, c := range full {
+			ref := athar.ClaimRef{ID: c.ID, Subject: c.Subject, Predicate: c.Predicate, Object: c.Object, Value: c.Value}
+			seen := map[athar.ID]bool{}
+			for _, a := range c.Attestations {
+				if !seen[a.Narration] {
+					seen[a.Narration] = true
+					ref.Narrations = append(ref.Narrations, a.Narration)
+				}
+			}
+			sort.Slice(ref.Narrations, func(i, j int) bool { return ref.Narrations[i] < ref.Narrations[j] })
+			want = append(want, ref)
+		}
+		if len(got[id]) != len(want) || len(want) > 0 && !reflect.DeepEqual(got[id], want) {
+			t.Errorf("ClaimsAbout(%s) =\n%+v\nFindClaims gives\n%+v", id, got[id], want)
+		}
+		total += len(want)
+	}
+	if total == 0 {
+		t.Fatal("no claims at all: the comparison proves nothing")
+	}
+	ransom := got["concept:ransom"]
+	if len(ransom) != 2 || ransom[0].Subject != "person:abu-bakr" || len(ransom[0].Narrations) != 2 {
+		t.Errorf("claims about concept:ransom = %+v, want abu-bakr's advice (two narrations) first", ransom)
 	}
 }
 
@@ -602,8 +657,12 @@ func testReservedGraph(t *testing.T, st athar.Store) {
 		t.Fatalf("NarrationQuads(QuranGraph) = %d quads, want the %d applied", len(got), len(texts))
 	}
 	es, _ := st.Entities(ctx, []athar.ID{"verse:8:67", "verse:1:1"})
-	if es[0] == nil || !reflect.DeepEqual(es[0].Narrations, []athar.ID{"narration:a"}) {
-		t.Errorf("verse 8:67 = %+v, want narration:a as its only narration", es[0])
+	mentions, _ := st.Mentions(ctx, []athar.ID{"verse:8:67", "verse:1:1"})
+	if es[0] == nil || !reflect.DeepEqual(mentions["verse:8:67"], []athar.ID{"narration:a"}) {
+		t.Errorf("verse 8:67 mentioned by %v, want narration:a only (never the texts' graph)", mentions["verse:8:67"])
+	}
+	if len(mentions["verse:1:1"]) != 0 {
+		t.Errorf("verse 1:1 mentioned by %v: the texts' graph is not a narration", mentions["verse:1:1"])
 	}
 	if es[1] != nil {
 		t.Errorf("a verse only the texts mention is defined: %+v", es[1])
