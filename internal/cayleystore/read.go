@@ -2,6 +2,7 @@ package cayleystore
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,17 +70,45 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 		return err
 	}
 	var all []athar.Quad
-	err := iterator.Iterate(ctx, s.qs.QuadsAllIterator()).Each(func(r graph.Ref) error {
-		q, err := s.qs.Quad(r)
-		if err != nil {
+	add := func(q quad.Quad) {
+		if iriOf(q.Label) != pinIRI { // a pin is left by an Apply whose clean-up failed
+			all = append(all, fromQuad(q))
+		}
+	}
+	var err error
+	if kqs, ok := s.qs.(*kv.QuadStore); ok {
+		// Resolve the terms a chunk at a time, through the node cache.
+		var chunk []*proto.Primitive
+		flush := func() error {
+			qs, err := s.resolveQuads(ctx, kqs, chunk)
+			for _, q := range qs {
+				add(q)
+			}
+			chunk = chunk[:0]
 			return err
 		}
-		if iriOf(q.Label) == pinIRI {
-			return nil // left by an Apply whose clean-up failed; not part of the graph
+		err = iterator.Iterate(ctx, kqs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+			p, ok := r.(*proto.Primitive)
+			if !ok {
+				return fmt.Errorf("unexpected KV quad ref %T", r)
+			}
+			if chunk = append(chunk, p); len(chunk) == 10000 {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
 		}
-		all = append(all, fromQuad(q))
-		return nil
-	})
+	} else {
+		err = iterator.Iterate(ctx, s.qs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+			q, err := s.qs.Quad(r)
+			if err == nil {
+				add(q)
+			}
+			return err
+		})
+	}
 	s.mu.RUnlock()
 	if err != nil {
 		return err
