@@ -19,11 +19,18 @@ type Raw struct {
 }
 
 // OpenRaw opens a bbolt store in dir with no Athar layer on top.
-func OpenRaw(dir string) (*Raw, error) {
-	if err := graph.InitQuadStore("bbolt", dir, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
+func OpenRaw(dir string) (*Raw, error) { return OpenRawBackend("bbolt", dir) }
+
+// OpenRawBackend opens (creating if needed) a store of one of EmbeddedBackends in dir with
+// no Athar layer on top.
+func OpenRawBackend(backend, dir string) (*Raw, error) {
+	if !graph.IsRegistered(backend) {
+		return nil, fmt.Errorf("cayley backend %q is not registered", backend)
+	}
+	if err := graph.InitQuadStore(backend, dir, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
 		return nil, err
 	}
-	qs, err := graph.NewQuadStore("bbolt", dir, nil)
+	qs, err := graph.NewQuadStore(backend, dir, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -36,6 +43,13 @@ func (r *Raw) Close() error { return r.qs.Close() }
 // BulkLoad adds the quads with ApplyDeltas in transactions of batch quads each, as a
 // Cayley user would bulk-load an N-Quads file.
 func (r *Raw) BulkLoad(quads []athar.Quad, batch int) error {
+	return r.BulkLoadEach(quads, batch, nil)
+}
+
+// BulkLoadEach is BulkLoad calling committed(tx) after transaction number tx (from 0) has
+// been committed, i.e. after its ApplyDeltas returned without error. An error from
+// committed stops the load.
+func (r *Raw) BulkLoadEach(quads []athar.Quad, batch int, committed func(tx int) error) error {
 	for i := 0; i < len(quads); i += batch {
 		end := min(i+batch, len(quads))
 		deltas := make([]graph.Delta, 0, end-i)
@@ -45,22 +59,56 @@ func (r *Raw) BulkLoad(quads []athar.Quad, batch int) error {
 		if err := r.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true}); err != nil {
 			return fmt.Errorf("raw bulk load at quad %d: %w", i, err)
 		}
+		if committed != nil {
+			if err := committed(i / batch); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
+// Each calls fn with every quad in the store, in no particular order: those committed when
+// the scan began (Cayley reads them in batches, each in a read transaction of its own).
+func (r *Raw) Each(ctx context.Context, fn func(athar.Quad) error) error {
+	return iterator.Iterate(ctx, r.qs.QuadsAllIterator()).Each(func(ref graph.Ref) error {
+		q, err := r.qs.Quad(ref)
+		if err != nil {
+			return err
+		}
+		return fn(fromQuad(q))
+	})
+}
+
+// quads returns the quads with value v in direction d. It collects the matching refs first
+// and resolves them once the iterator, and the read transaction it holds, is done: resolving
+// each ref inside the iteration (qs.Quad opens a read transaction of its own) nests read
+// transactions, and on bbolt that deadlocks against a concurrent writer that has to grow
+// the memory map: the writer waits for the open read transaction to end, and the nested one
+// waits behind the writer (internal/cayleystore/backends_test.go found it). Athar's Store
+// never meets this because its lock keeps readers and writers apart.
 func (r *Raw) quads(ctx context.Context, d quad.Direction, v quad.Value) ([]quad.Quad, error) {
 	ref, err := r.qs.ValueOf(v)
 	if err != nil || ref == nil {
 		return nil, err
 	}
-	var out []quad.Quad
+	var refs []graph.Ref
 	err = iterator.Iterate(ctx, r.qs.QuadIterator(d, ref)).Each(func(ref graph.Ref) error {
-		q, err := r.qs.Quad(ref)
-		out = append(out, q)
-		return err
+		refs = append(refs, ref)
+		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	out := make([]quad.Quad, 0, len(refs))
+	for _, ref := range refs {
+		q, err := r.qs.Quad(ref)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, nil
 }
 
 // OutIn returns every quad with the entity as subject or object: the raw lookups behind an
