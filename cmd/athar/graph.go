@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -142,19 +144,22 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 	var st loadStats
 	var docs []*narration.Document
 	var nq []source
+	var texts []source
 	for _, s := range srcs {
 		if narration.IsNQuads(s.name) {
 			nq = append(nq, s)
-			continue
+		} else {
+			texts = append(texts, s)
 		}
+	}
+	for _, r := range parseAll(texts) {
 		st.documents++
-		d, err := narration.Parse(s.name, s.data)
-		if err != nil {
+		if r.err != nil {
 			st.refused++
-			fmt.Fprintln(errOut, err)
+			fmt.Fprintln(errOut, r.err)
 			continue
 		}
-		docs = append(docs, d)
+		docs = append(docs, r.doc)
 	}
 	var bar *progressbar.ProgressBar
 	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(docs) >= 50 {
@@ -206,4 +211,32 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 		}
 	}
 	return st
+}
+
+type parsed struct {
+	doc *narration.Document
+	err error
+}
+
+// parseAll parses the documents on every core (parsing is a pure function of the text),
+// keeping their order.
+func parseAll(srcs []source) []parsed {
+	out := make([]parsed, len(srcs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(srcs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i].doc, out[i].err = narration.Parse(srcs[i].name, srcs[i].data)
+			}
+		}()
+	}
+	for i := range srcs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }

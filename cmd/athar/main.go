@@ -12,13 +12,24 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// ATHAR_CPUPROFILE=FILE writes a CPU profile of the whole command (go tool pprof FILE),
+	// for finding where a load or a query spends its time.
+	if path := os.Getenv("ATHAR_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if err := pprof.StartCPUProfile(f); err == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		pprof.StopCPUProfile()
 		var ee exitError
 		if !errors.As(err, &ee) || ee.msg != "" {
 			fmt.Fprintln(os.Stderr, "athar:", err)

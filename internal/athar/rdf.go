@@ -82,7 +82,7 @@ const (
 // of each verse (athar verses import) with their attribution, as quads about the verses
 // and about the graph's own IRI (https://w3id.org/athar/graph/quran). It is not a
 // narration: no narration asserts these texts, importing or deleting narrations never
-// touches them, and Entity.Narrations never lists it.
+// touches them, and Store.Mentions never lists it.
 const QuranGraph ID = "graph:quran"
 
 // IsReservedGraph reports whether label is the IRI of a reserved graph (not a narration).

@@ -35,8 +35,11 @@ type Config struct {
 	Log     io.Writer // progress
 }
 
-// Latency is a distribution summary.
-type Latency struct{ P50, P99 time.Duration }
+// Latency is a distribution summary over Runs timed runs.
+type Latency struct {
+	P50, P99 time.Duration
+	Runs     int
+}
 
 // Query is one query kind's figures: Athar over HTTP GraphQL, and the raw Cayley lookups
 // that fetch the same facts in process (zero when Cayley has no equivalent).
@@ -215,23 +218,33 @@ func graphql(url, query string) error {
 	return nil
 }
 
-// timeIt runs fn n times after n/10 warm-up runs and returns the p50 and p99 latency.
+// timeBudget bounds the timed runs of one query kind on one side: a kind that takes
+// seconds a run at 100k narrations is timed fewer times (never fewer than minRuns) rather
+// than for an hour.
+const (
+	timeBudget = time.Minute
+	minRuns    = 3
+)
+
+// timeIt runs fn n times after n/10 warm-up runs (at least one), or fewer times once
+// timeBudget is spent, and returns the p50 and p99 latency of the timed runs.
 func timeIt(n int, fn func() error) (Latency, error) {
-	for i := 0; i < n/10; i++ {
+	for i := 0; i < max(1, n/10); i++ {
 		if err := fn(); err != nil {
 			return Latency{}, err
 		}
 	}
-	d := make([]time.Duration, n)
-	for i := range d {
+	d := make([]time.Duration, 0, n)
+	begin := time.Now()
+	for len(d) < n && (len(d) < minRuns || time.Since(begin) < timeBudget) {
 		start := time.Now()
 		if err := fn(); err != nil {
 			return Latency{}, err
 		}
-		d[i] = time.Since(start)
+		d = append(d, time.Since(start))
 	}
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	return Latency{P50: d[n/2], P99: d[(n*99)/100]}, nil
+	return Latency{P50: d[len(d)/2], P99: d[(len(d)*99)/100], Runs: len(d)}, nil
 }
 
 func freeAddr() (string, error) {

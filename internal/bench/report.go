@@ -24,15 +24,16 @@ func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 			r.AtharLoad.Round(time.Millisecond), float64(r.Narrations)/r.AtharLoad.Seconds(), float64(r.Quads)/r.AtharLoad.Seconds(),
 			r.RawLoad.Round(time.Millisecond), float64(r.Quads)/r.RawLoad.Seconds(), r.AtharLoad.Seconds()/r.RawLoad.Seconds())
 	}
-	b.WriteString("\n### Queries (Athar: HTTP GraphQL to `athar serve`, sequential; raw: Cayley lookups in process)\n\n| narrations | query | athar p50 | athar p99 | raw p50 | raw p99 | ratio p50 |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("\n### Queries (Athar: HTTP GraphQL to `athar serve`, sequential; raw: Cayley lookups in process)\n\n| narrations | query | athar p50 | athar p99 | raw p50 | raw p99 | ratio p50 | runs (athar/raw) |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
 		for _, q := range r.Queries {
-			rawP50, rawP99, ratio := "n/a", "n/a", "n/a"
+			rawP50, rawP99, ratio, runs := "n/a", "n/a", "n/a", fmt.Sprint(q.Athar.Runs)
 			if q.Raw.P50 > 0 {
 				rawP50, rawP99 = ms(q.Raw.P50), ms(q.Raw.P99)
 				ratio = fmt.Sprintf("%.1f", float64(q.Athar.P50)/float64(q.Raw.P50))
+				runs += fmt.Sprintf("/%d", q.Raw.Runs)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", r.Narrations, q.Kind, ms(q.Athar.P50), ms(q.Athar.P99), rawP50, rawP99, ratio)
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Narrations, q.Kind, ms(q.Athar.P50), ms(q.Athar.P99), rawP50, rawP99, ratio, runs)
 		}
 	}
 	b.WriteString("\n### Resources\n\n| narrations | server peak RSS | store on disk |\n| ---: | ---: | ---: |\n")
