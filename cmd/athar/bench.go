@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ replace the section between the backends markers of --out.`)
 	sizes := fs.String("sizes", "1000,10000", "comma-separated corpus sizes, in narrations")
 	work := fs.String("work", filepath.Join(os.TempDir(), "athar-bench"), "scratch directory (removed per size before use)")
 	queries := fs.Int("queries", 200, "timed requests per query kind")
+	kinds := fs.String("kinds", "", "query kinds to time, comma-separated (default all: "+strings.Join(bench.KindKeys(), ",")+")")
 	out := fs.String("out", "", "Markdown file to update (default: print the tables)")
 	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
 	if err := parse(fs, args); err != nil {
@@ -73,7 +75,13 @@ replace the section between the backends markers of --out.`)
 		}
 		begin, end = backendsBegin, backendsEnd
 	} else {
-		results, err := bench.Run(ctx, bench.Config{Sizes: ns, WorkDir: *work, Binary: self, Queries: *queries, Log: e.stderr})
+		ks := splitList(*kinds)
+		for _, k := range ks {
+			if !slices.Contains(bench.KindKeys(), k) {
+				return usageError("bench: unknown query kind %q (expected one of %s)", k, strings.Join(bench.KindKeys(), ", "))
+			}
+		}
+		results, err := bench.Run(ctx, bench.Config{Sizes: ns, WorkDir: *work, Binary: self, Queries: *queries, Kinds: ks, Log: e.stderr})
 		if err != nil {
 			return err
 		}

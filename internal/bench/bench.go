@@ -32,6 +32,7 @@ type Config struct {
 	WorkDir string    // scratch space for corpora and stores
 	Binary  string    // the athar binary to run `load` and `serve` with
 	Queries int       // timed requests per query kind (after a warm-up)
+	Kinds   []string  // the query kinds to time (their keys); all when empty
 	Log     io.Writer // progress
 }
 
@@ -152,6 +153,9 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		return res, err
 	}
 	for _, k := range kinds() {
+		if !selected(cfg.Kinds, k.key) {
+			continue
+		}
 		q := Query{Kind: k.name}
 		if q.Athar, err = timeIt(cfg.Queries, func() error { return graphql(url, k.query) }); err != nil {
 			return res, fmt.Errorf("%s: %w", k.name, err)
@@ -169,6 +173,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 }
 
 type kind struct {
+	key   string // for --kinds
 	name  string
 	query string
 	raw   func(context.Context, *cayleystore.Raw) error
@@ -177,26 +182,47 @@ type kind struct {
 // kinds are the query kinds measured; the corpus's most mentioned entities are g1.
 func kinds() []kind {
 	return []kind{
-		{"entity, 50 claims", `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
+		{"entity", "entity, 50 claims", `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
 			func(ctx context.Context, r *cayleystore.Raw) error { _, err := r.OutIn(ctx, "person:g1"); return err }},
-		{"search", `{ search(text: "person 12", first: 20) { id name } }`, nil},
-		{"neighbourhood, depth 2", `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
+		{"search", "search", `{ search(text: "person 12", first: 20) { id name } }`, nil},
+		{"neighbourhood", "neighbourhood, depth 2", `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
 			func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.Neighbourhood(ctx, "event:g3", 2)
 				return err
 			}},
-		{"shortestPath", `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`, nil},
-		{"timeline", `{ timeline { id } }`,
+		{"shortestPath", "shortestPath", `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`, nil},
+		{"timeline", "timeline", `{ timeline { id } }`,
 			func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.WithPredicate(ctx, athar.VocabBase+"precedes")
 				return err
 			}},
-		{"claims by predicate", `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
+		{"claimsByPredicate", "claims by predicate", `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
 			func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.WithPredicate(ctx, athar.VocabBase+"advises")
 				return err
 			}},
 	}
+}
+
+// KindKeys are the keys of the query kinds, in the order they are measured.
+func KindKeys() []string {
+	var keys []string
+	for _, k := range kinds() {
+		keys = append(keys, k.key)
+	}
+	return keys
+}
+
+func selected(keys []string, key string) bool {
+	if len(keys) == 0 {
+		return true
+	}
+	for _, k := range keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
 }
 
 func graphql(url, query string) error {
@@ -226,10 +252,11 @@ const (
 	minRuns    = 3
 )
 
-// timeIt runs fn n times after n/10 warm-up runs (at least one), or fewer times once
-// timeBudget is spent, and returns the p50 and p99 latency of the timed runs.
+// timeIt runs fn n times after n/10 warm-up runs (at least one; fewer once a quarter of
+// timeBudget is spent), or fewer times once timeBudget is spent, and returns the p50 and p99 latency of the timed runs.
 func timeIt(n int, fn func() error) (Latency, error) {
-	for i := 0; i < max(1, n/10); i++ {
+	warm := time.Now()
+	for i := 0; i < max(1, n/10) && (i == 0 || time.Since(warm) < timeBudget/4); i++ {
 		if err := fn(); err != nil {
 			return Latency{}, err
 		}
