@@ -57,7 +57,9 @@ type Result struct {
 	AtharLoad  time.Duration // `athar load` of the generated documents, end to end
 	RawLoad    time.Duration // ApplyDeltas of the same quads in batches of 10,000
 	Queries    []Query
-	PeakRSS    int64 // the server's peak resident memory, bytes
+	PeakRSS    int64 // the server's peak resident memory, bytes (VmHWM)
+	AnonRSS    int64 // the server's resident memory not backed by files at the end (RssAnon):
+	// the Go heap and stacks, without the pages of the store's memory-mapped file
 	DiskBytes  int64 // the store's size on disk
 }
 
@@ -168,7 +170,8 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		logf(cfg, "%-26s athar p50 %s p99 %s; raw p50 %s p99 %s", k.name, q.Athar.P50, q.Athar.P99, q.Raw.P50, q.Raw.P99)
 		res.Queries = append(res.Queries, q)
 	}
-	res.PeakRSS = peakRSS(srv.Process.Pid)
+	res.PeakRSS = procStatus(srv.Process.Pid, "VmHWM:")
+	res.AnonRSS = procStatus(srv.Process.Pid, "RssAnon:")
 	return res, nil
 }
 
@@ -300,14 +303,15 @@ func waitHealthy(ctx context.Context, url string) error {
 	return fmt.Errorf("server at %s never became healthy", url)
 }
 
-// peakRSS reads VmHWM, the process's peak resident set, from /proc.
-func peakRSS(pid int) int64 {
+// procStatus reads a memory figure (e.g. VmHWM, the peak resident set) of a process from
+// /proc/PID/status, in bytes.
+func procStatus(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb * 1024
 		}

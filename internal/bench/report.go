@@ -36,9 +36,9 @@ func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Narrations, q.Kind, ms(q.Athar.P50), ms(q.Athar.P99), rawP50, rawP99, ratio, runs)
 		}
 	}
-	b.WriteString("\n### Resources\n\n| narrations | server peak RSS | store on disk |\n| ---: | ---: | ---: |\n")
+	b.WriteString("\n### Resources\n\n| narrations | server peak RSS | of which not file-backed, at the end | store on disk |\n| ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %d | %.0f MiB | %.0f MiB |\n", r.Narrations, float64(r.PeakRSS)/(1<<20), float64(r.DiskBytes)/(1<<20))
+		fmt.Fprintf(&b, "| %d | %.0f MiB | %.0f MiB | %.0f MiB |\n", r.Narrations, float64(r.PeakRSS)/(1<<20), float64(r.AnonRSS)/(1<<20), float64(r.DiskBytes)/(1<<20))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
