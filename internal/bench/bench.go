@@ -58,8 +58,7 @@ type Result struct {
 	RawLoad    time.Duration // ApplyDeltas of the same quads in batches of 10,000
 	Queries    []Query
 	PeakRSS    int64 // the server's peak resident memory, bytes (VmHWM)
-	AnonRSS    int64 // the server's resident memory not backed by files at the end (RssAnon):
-	// the Go heap and stacks, without the pages of the store's memory-mapped file
+	AnonRSS    int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
 	DiskBytes  int64 // the store's size on disk
 }
 
