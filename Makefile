@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test serve build generate check-generated lint fuzz fuzz-keep web check-web bench
+.PHONY: test serve build generate check-generated lint fuzz fuzz-keep web check-web bench bench-100k
 
 ## test: every test, with the race detector, against the real components (.ci/test.sh
 ## installs Node.js, Chromium and PostgreSQL where missing and starts a throwaway cluster)
@@ -52,10 +52,14 @@ check-web: web
 	@git diff --exit-code -- web/explorer/dist || (echo "web/explorer/dist is stale: run 'make web' and commit it" >&2; exit 1)
 	@test -z "$$(git status --porcelain --untracked-files=all -- web/explorer/dist)" || (git status --porcelain --untracked-files=all -- web/explorer/dist; echo "make web left untracked files in web/explorer/dist: commit them" >&2; exit 1)
 
-## bench: measure Athar against raw Cayley and rewrite docs/BENCHMARKS.md (takes long; not in CI)
-BENCH_SIZES ?= 1000,10000,100000
+## bench: measure Athar against raw Cayley and rewrite docs/BENCHMARKS.md (~30 min; not in CI)
+BENCH_SIZES ?= 1000,10000
 bench: build
 	bin/athar bench --sizes $(BENCH_SIZES) --out docs/BENCHMARKS.md
+
+## bench-100k: import, memory and the fast query kinds at 100,000 narrations (~1 h; 15 GB of disk)
+bench-100k: build
+	bin/athar bench --sizes 100000 --kinds entity,search,shortestPath --out docs/BENCHMARKS-100k.md
 
 ## fuzz-keep: copy the inputs local fuzzing found interesting into the kept corpus
 fuzz-keep:
