@@ -151,7 +151,7 @@ func TestBackendCompare(t *testing.T) {
 				t.Errorf("%s %s: %+v", r.Backend, q.Kind, q.Latency)
 			}
 		}
-		if c := r.Crash; c.Transactions != 10 || !c.Sound() || !c.Killed {
+		if c := r.Crash; c.Transactions != 10 || !c.Sound() { // TestBackendCrash checks the kill lands mid-load
 			t.Errorf("%s: crash: %+v", r.Backend, c)
 		}
 	}
