@@ -46,16 +46,7 @@ func (r *Resolver) entityClaims(ctx context.Context, obj model.Entity, predicate
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.ClaimConnection{Edges: []*model.ClaimEdge{}, Nodes: []*model.Claim{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
-	for i, c := range claims {
-		if c == nil {
-			continue // removed by a write between the two reads
-		}
-		node := &model.Claim{C: c}
-		conn.Edges = append(conn.Edges, &model.ClaimEdge{Cursor: encodeCursor(key(w.from + i)), Node: node})
-		conn.Nodes = append(conn.Nodes, node)
-	}
-	return conn, nil
+	return claimPage(w, key, claims), nil
 }
 
 // loadClaims loads claims by id through the request's claim loader, nil where absent.

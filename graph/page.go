@@ -67,23 +67,29 @@ func pageInfo(w window, key func(int) string) *model.PageInfo {
 	return pi
 }
 
-// claimKey orders claims as the store does: subject, predicate, object or value, id.
-func claimKey(c *athar.Claim) string { return c.SortKey() }
-
 func claimConnection(claims []*athar.Claim, first *int, after *string) (*model.ClaimConnection, error) {
-	sort.SliceStable(claims, func(i, j int) bool { return claimKey(claims[i]) < claimKey(claims[j]) })
-	key := func(i int) string { return claimKey(claims[i]) }
+	sort.SliceStable(claims, func(i, j int) bool { return claims[i].SortKey() < claims[j].SortKey() })
+	key := func(i int) string { return claims[i].SortKey() }
 	w, err := paginate(len(claims), key, first, after)
 	if err != nil {
 		return nil, err
 	}
+	return claimPage(w, key, claims[w.from:w.to]), nil
+}
+
+// claimPage builds the connection of the window w, whose claims are page (in order; nil
+// for a claim a write removed since the window was chosen, which is left out).
+func claimPage(w window, key func(int) string, page []*athar.Claim) *model.ClaimConnection {
 	conn := &model.ClaimConnection{Edges: []*model.ClaimEdge{}, Nodes: []*model.Claim{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
-	for i := w.from; i < w.to; i++ {
-		c := &model.Claim{C: claims[i]}
-		conn.Edges = append(conn.Edges, &model.ClaimEdge{Cursor: encodeCursor(key(i)), Node: c})
-		conn.Nodes = append(conn.Nodes, c)
+	for i, c := range page {
+		if c == nil {
+			continue
+		}
+		node := &model.Claim{C: c}
+		conn.Edges = append(conn.Edges, &model.ClaimEdge{Cursor: encodeCursor(key(w.from + i)), Node: node})
+		conn.Nodes = append(conn.Nodes, node)
 	}
-	return conn, nil
+	return conn
 }
 
 // relationKey orders relations by their name as read from the entity, then by claim.

@@ -22,11 +22,15 @@ func main() {
 	// ATHAR_CPUPROFILE=FILE writes a CPU profile of the whole command (go tool pprof FILE),
 	// for finding where a load or a query spends its time.
 	if path := os.Getenv("ATHAR_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			if err := pprof.StartCPUProfile(f); err == nil {
-				defer pprof.StopCPUProfile()
-			}
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
 		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "athar: ATHAR_CPUPROFILE=%s: %v\n", path, err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		pprof.StopCPUProfile()
