@@ -1,6 +1,7 @@
 package athar
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,7 +18,40 @@ const (
 	Conflict        Code = "CONFLICT"
 	Unauthenticated Code = "UNAUTHENTICATED"
 	Internal        Code = "INTERNAL"
+	// DeadlineExceeded and Cancelled say that the work stopped before it was done because
+	// its context's deadline passed or it was cancelled: nothing is known of the answer (a
+	// read cut short is never reported as an empty one). Both are retryable.
+	DeadlineExceeded Code = "DEADLINE_EXCEEDED"
+	Cancelled        Code = "CANCELLED"
 )
+
+// Retryable reports whether a failure with this code says nothing about the request itself,
+// so that the same request may succeed when sent again.
+func (c Code) Retryable() bool { return c == DeadlineExceeded || c == Cancelled }
+
+// Stopped returns ctx's error, wrapped so that it says which operation it stopped, when ctx
+// is done, and nil otherwise. ErrorCode classifies it as DeadlineExceeded or Cancelled.
+// Readers call it after every scan: Cayley's iterators end early, without an error, once
+// their context is done.
+func Stopped(ctx context.Context, op string) error {
+	err := ctx.Err()
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: contextCode(err), Op: op, Msg: "stopped before it was done", Err: err}
+}
+
+// contextCode returns DeadlineExceeded or Cancelled for an error wrapping a context's
+// error, and "" for any other.
+func contextCode(err error) Code {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return DeadlineExceeded
+	case errors.Is(err, context.Canceled):
+		return Cancelled
+	}
+	return ""
+}
 
 // Error is Athar's error: which operation failed, what kind of failure it is, and a message
 // meant for the person who can fix it.
@@ -51,8 +85,9 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of the first *Error in err's chain, Internal for any other
-// non-nil error, and "" for nil. A *ValidationError is Invalid.
+// ErrorCode returns the code of the first *Error in err's chain, DeadlineExceeded or
+// Cancelled for an error that wraps a context's error, Internal for any other non-nil
+// error, and "" for nil. A *ValidationError is Invalid.
 func ErrorCode(err error) Code {
 	if err == nil {
 		return ""
@@ -62,8 +97,11 @@ func ErrorCode(err error) Code {
 		return Invalid
 	}
 	var e *Error
-	if errors.As(err, &e) && e.Code != "" {
+	if errors.As(err, &e) && e.Code != "" && e.Code != Internal {
 		return e.Code
+	}
+	if c := contextCode(err); c != "" {
+		return c
 	}
 	return Internal
 }
@@ -76,7 +114,13 @@ func ErrorMessage(err error) string {
 		return ve.Error()
 	}
 	var e *Error
-	if errors.As(err, &e) && e.Code != Internal && e.Code != "" {
+	code := ErrorCode(err)
+	switch {
+	case code == DeadlineExceeded:
+		return "stopped before it was done: the deadline passed (retry)"
+	case code == Cancelled:
+		return "stopped before it was done: cancelled"
+	case errors.As(err, &e) && code != Internal:
 		return e.Error()
 	}
 	return "internal error"

@@ -10,6 +10,8 @@ import (
 	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/athar-hadith/athar/internal/athar"
 )
 
 // Reading a quad through Cayley's KV API (QuadStore.Quad) opens a read transaction and
@@ -34,12 +36,25 @@ func newNodeCache() *nodeCache {
 	return c
 }
 
+// each calls fn with every ref the iterator yields. Cayley's iterators stop early, WITHOUT
+// an error, once ctx is done (iterator.Chain.Each ends its loop on ctx.Done() and returns
+// the iterator's error, nil; the KV scans end the same way), so a read cut short would look
+// like a complete one with fewer results -- "not defined", "no such narration". each
+// returns the context's error instead (athar.DeadlineExceeded or athar.Cancelled): every
+// scan in this package goes through it.
+func each(ctx context.Context, it iterator.Shape, fn func(graph.Ref) error) error {
+	if err := iterator.Iterate(ctx, it).Each(fn); err != nil {
+		return err
+	}
+	return athar.Stopped(ctx, "read")
+}
+
 // kvQuads reads the quads the iterator yields. keep, when given, sees the raw primitive
 // (term ids, no values) and drops quads before any of their terms is resolved. Callers
 // hold the read lock.
 func (s *Store) kvQuads(ctx context.Context, kqs *kv.QuadStore, it iterator.Shape, keep func(*proto.Primitive) bool) ([]quad.Quad, error) {
 	var prims []*proto.Primitive
-	err := iterator.Iterate(ctx, it).Each(func(r graph.Ref) error {
+	err := each(ctx, it, func(r graph.Ref) error {
 		p, ok := r.(*proto.Primitive)
 		if !ok {
 			return fmt.Errorf("unexpected KV quad ref %T", r)
@@ -101,6 +116,9 @@ func (s *Store) values(ctx context.Context, kqs *kv.QuadStore, ids []uint64) ([]
 		refs[i] = kv.Int64Value(id)
 	}
 	got, err := kqs.ValuesOf(ctx, refs)
+	if err == nil {
+		err = athar.Stopped(ctx, "read values")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %d values: %w", len(refs), err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/cayleygraph/cayley/graph"
-	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/quad"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -71,7 +70,7 @@ func (r *Raw) BulkLoadEach(quads []athar.Quad, batch int, committed func(tx int)
 // Each calls fn with every quad in the store, in no particular order: those committed when
 // the scan began (Cayley reads them in batches, each in a read transaction of its own).
 func (r *Raw) Each(ctx context.Context, fn func(athar.Quad) error) error {
-	return iterator.Iterate(ctx, r.qs.QuadsAllIterator()).Each(func(ref graph.Ref) error {
+	return each(ctx, r.qs.QuadsAllIterator(), func(ref graph.Ref) error {
 		q, err := r.qs.Quad(ref)
 		if err != nil {
 			return err
@@ -93,7 +92,7 @@ func (r *Raw) quads(ctx context.Context, d quad.Direction, v quad.Value) ([]quad
 		return nil, err
 	}
 	var refs []graph.Ref
-	err = iterator.Iterate(ctx, r.qs.QuadIterator(d, ref)).Each(func(ref graph.Ref) error {
+	err = each(ctx, r.qs.QuadIterator(d, ref), func(ref graph.Ref) error {
 		refs = append(refs, ref)
 		return nil
 	})
@@ -160,7 +159,7 @@ func (r *Raw) WithPredicate(ctx context.Context, predicate string) (int, error) 
 		return 0, err
 	}
 	n := 0
-	err = iterator.Iterate(ctx, r.qs.QuadIterator(quad.Predicate, ref)).Each(func(graph.Ref) error {
+	err = each(ctx, r.qs.QuadIterator(quad.Predicate, ref), func(graph.Ref) error {
 		n++
 		return nil
 	})

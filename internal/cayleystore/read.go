@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cayleygraph/cayley/graph"
-	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/cayley/graph/kv"
 	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
@@ -18,7 +17,7 @@ import (
 
 // NarrationQuads implements athar.Store.
 func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -41,7 +40,7 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 
 // QuadsAbout implements athar.Store.
 func (s *Store) QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -66,7 +65,7 @@ func (s *Store) QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Qu
 
 // Quads implements athar.Store.
 func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return err
 	}
 	var all []athar.Quad
@@ -87,7 +86,7 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 			chunk = chunk[:0]
 			return err
 		}
-		err = iterator.Iterate(ctx, kqs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+		err = each(ctx, kqs.QuadsAllIterator(), func(r graph.Ref) error {
 			p, ok := r.(*proto.Primitive)
 			if !ok {
 				return fmt.Errorf("unexpected KV quad ref %T", r)
@@ -101,7 +100,7 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 			err = flush()
 		}
 	} else {
-		err = iterator.Iterate(ctx, s.qs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+		err = each(ctx, s.qs.QuadsAllIterator(), func(r graph.Ref) error {
 			q, err := s.qs.Quad(r)
 			if err == nil {
 				add(q)
@@ -138,7 +137,7 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 
 // DefinedBy implements athar.Store.
 func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -163,7 +162,7 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 
 // Entities implements athar.Store.
 func (s *Store) Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -257,7 +256,7 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 // Mentions implements athar.Store: the labels of every quad with the id as subject or
 // object. On the KV backends only the labels' values are read.
 func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -305,7 +304,7 @@ func (s *Store) labelsTouching(ctx context.Context, v quad.Value) ([]string, err
 		}
 		ids := map[uint64]bool{}
 		for _, d := range []quad.Direction{quad.Subject, quad.Object} {
-			err := iterator.Iterate(ctx, kqs.QuadIterator(d, kv.Int64Value(vid))).Each(func(r graph.Ref) error {
+			err := each(ctx, kqs.QuadIterator(d, kv.Int64Value(vid)), func(r graph.Ref) error {
 				if p, ok := r.(*proto.Primitive); ok && p.Label != 0 {
 					ids[p.Label] = true
 				}
@@ -339,7 +338,7 @@ func (s *Store) labelsTouching(ctx context.Context, v quad.Value) ([]string, err
 
 // EntityIDs implements athar.Store.
 func (s *Store) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -368,7 +367,7 @@ func (s *Store) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, 
 // MergedInto implements athar.Store. A former id is a literal object of PredFormerID
 // quads, found through Cayley's object index.
 func (s *Store) MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -408,7 +407,7 @@ func narrationLabel(label string) (athar.ID, bool) {
 
 // Narrations implements athar.Store.
 func (s *Store) Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -560,7 +559,7 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 
 // Claims implements athar.Store.
 func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -662,7 +661,7 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 
 // FindClaims implements athar.Store.
 func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -762,7 +761,7 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 // are the narrations asserting them. No claim node is read, unless a claim has no plain
 // triple to describe it (never written so by the importer; read in full to be safe).
 func (s *Store) ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -863,7 +862,7 @@ func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef,
 
 // Edges implements athar.Store.
 func (s *Store) Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error) {
-	if err := s.rlock(); err != nil {
+	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()

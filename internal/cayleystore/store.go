@@ -21,7 +21,6 @@ import (
 
 	"github.com/cayleygraph/cayley/clog"
 	"github.com/cayleygraph/cayley/graph"
-	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/cayley/graph/kv"
 	_ "github.com/cayleygraph/cayley/graph/kv/bbolt" // registers "bbolt"; not part of kv/all
 	"github.com/cayleygraph/cayley/graph/memstore"
@@ -116,6 +115,20 @@ func (s *Store) rlock() error {
 	if s.closed {
 		s.mu.RUnlock()
 		return errors.New("store is closed")
+	}
+	return nil
+}
+
+// rlockFor takes the read lock for a read on behalf of ctx, failing (without the lock) when
+// ctx is done by the time the lock is free: a read queued behind a long write must not go
+// on to answer from scans that its expired context cuts short (see each).
+func (s *Store) rlockFor(ctx context.Context) error {
+	if err := s.rlock(); err != nil {
+		return err
+	}
+	if err := athar.Stopped(ctx, "read"); err != nil {
+		s.mu.RUnlock()
+		return err
 	}
 	return nil
 }
@@ -306,7 +319,7 @@ func (s *Store) quadsWith(ctx context.Context, d quad.Direction, v quad.Value) (
 		return s.kvQuads(ctx, kqs, kqs.QuadIterator(d, ref), nil)
 	}
 	var out []quad.Quad
-	err = iterator.Iterate(ctx, s.qs.QuadIterator(d, ref)).Each(func(r graph.Ref) error {
+	err = each(ctx, s.qs.QuadIterator(d, ref), func(r graph.Ref) error {
 		q, err := s.qs.Quad(r)
 		if err != nil {
 			return err

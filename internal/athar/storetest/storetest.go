@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"Edges", testEdges},
 		{"RemoveRestoresExactly", testRemove},
 		{"CancelledContextChangesNothing", testCancelled},
+		{"ReadsAfterTheDeadlineFail", testReadsAfterDeadline},
 		{"ConcurrentReadersAndWriter", testConcurrent},
 		{"Gradings", testGradings},
 		{"MergedIntoAndFormerIDs", testMergedInto},
@@ -517,6 +518,57 @@ func testCancelled(t *testing.T, st athar.Store) {
 	}
 	if qs := allQuads(t, st); len(qs) != 0 {
 		t.Fatalf("a refused Apply left %d quads", len(qs))
+	}
+}
+
+// testReadsAfterDeadline checks that a read whose context's deadline has passed fails with
+// DeadlineExceeded (and with Cancelled once cancelled) instead of answering as if the graph
+// were empty: an empty answer here is a false verdict ("not defined", "no such narration").
+func testReadsAfterDeadline(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docB)
+	reads := []struct {
+		name string
+		read func(ctx context.Context) error
+	}{
+		{"NarrationQuads", func(ctx context.Context) error { _, err := st.NarrationQuads(ctx, "narration:a"); return err }},
+		{"QuadsAbout", func(ctx context.Context) error {
+			_, err := st.QuadsAbout(ctx, []athar.ID{"person:abu-bakr"})
+			return err
+		}},
+		{"Quads", func(ctx context.Context) error { return st.Quads(ctx, func(athar.Quad) error { return nil }) }},
+		{"Entities", func(ctx context.Context) error { _, err := st.Entities(ctx, []athar.ID{"person:abu-bakr"}); return err }},
+		{"Mentions", func(ctx context.Context) error { _, err := st.Mentions(ctx, []athar.ID{"person:abu-bakr"}); return err }},
+		{"MergedInto", func(ctx context.Context) error {
+			_, err := st.MergedInto(ctx, []athar.ID{"person:abu-bakr"})
+			return err
+		}},
+		{"EntityIDs", func(ctx context.Context) error { _, err := st.EntityIDs(ctx, athar.TypePerson); return err }},
+		{"DefinedBy", func(ctx context.Context) error {
+			_, err := st.DefinedBy(ctx, []athar.ID{"person:abu-bakr"})
+			return err
+		}},
+		{"Narrations", func(ctx context.Context) error { _, err := st.Narrations(ctx, []athar.ID{"narration:a"}); return err }},
+		{"FindClaims", func(ctx context.Context) error {
+			_, err := st.FindClaims(ctx, athar.ClaimFilter{Subject: "person:abu-bakr"})
+			return err
+		}},
+		{"ClaimsAbout", func(ctx context.Context) error { _, err := st.ClaimsAbout(ctx, []athar.ID{"event:badr"}); return err }},
+		{"Edges", func(ctx context.Context) error { _, err := st.Edges(ctx, []athar.ID{"event:badr"}); return err }},
+	}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cancelled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	for _, r := range reads {
+		if err := r.read(context.Background()); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+		if err := r.read(expired); athar.ErrorCode(err) != athar.DeadlineExceeded {
+			t.Errorf("%s after the deadline: %v (code %q), want a %s error", r.name, err, athar.ErrorCode(err), athar.DeadlineExceeded)
+		}
+		if err := r.read(cancelled); athar.ErrorCode(err) != athar.Cancelled {
+			t.Errorf("%s cancelled: %v (code %q), want a %s error", r.name, err, athar.ErrorCode(err), athar.Cancelled)
+		}
 	}
 }
 
