@@ -12,8 +12,18 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// MaxDocumentSize is the largest document Parse accepts.
-const MaxDocumentSize = 4 << 20
+// The limits of one document, which bound the work and the memory one import takes (and,
+// for what needs the graph, how long it holds the importer's write lock). Parse refuses a
+// document over any of them, naming the limit. docs/narration-format.md lists them.
+const (
+	// MaxDocumentSize is the largest document Parse accepts, in bytes.
+	MaxDocumentSize = 4 << 20
+	// MaxClaims is the most claims one document may make. The longest seed makes 92; each
+	// claim is about ten quads in the document's one transaction.
+	MaxClaims = 2000
+	// MaxEntities is the most entities one document may define.
+	MaxEntities = 2000
+)
 
 // Parse reads a narration document in YAML or JSON (JSON is read as the YAML subset it is,
 // so both give the same structure and line numbers). It checks the document's shape --
@@ -24,7 +34,7 @@ func Parse(source string, data []byte) (*Document, error) {
 	p := &parser{doc: &Document{Source: source, lines: map[string]int{}}}
 	switch {
 	case len(data) > MaxDocumentSize:
-		p.fail("", 0, "the document is %d bytes; the limit is %d", len(data), MaxDocumentSize)
+		p.fail("", 0, "the document is %d bytes; the limit is %d (MaxDocumentSize)", len(data), MaxDocumentSize)
 	case !utf8.Valid(data):
 		p.fail("", 0, "the document is not valid UTF-8")
 	case len(bytes.TrimSpace(data)) == 0:
@@ -156,6 +166,15 @@ func (p *parser) strList(n *yaml.Node, path string) []string {
 	return out
 }
 
+// tooMany refuses a list longer than max, before any of its items is read.
+func (p *parser) tooMany(n *yaml.Node, path, what string, max int, name string) bool {
+	if n.Kind != yaml.SequenceNode || len(n.Content) <= max {
+		return false
+	}
+	p.fail(path, n.Line, "the document has %d %s; the limit is %d (%s): split it into several documents", len(n.Content), what, max, name)
+	return true
+}
+
 func (p *parser) list(n *yaml.Node, path string, each func(*yaml.Node, string)) {
 	if n.Kind != yaml.SequenceNode {
 		p.fail(path, n.Line, "expected a list, got %s", kindName(n))
@@ -174,9 +193,15 @@ func (p *parser) document(n *yaml.Node) {
 	p.fields(n, "", map[string]func(*yaml.Node, string){
 		"narration": func(n *yaml.Node, path string) { sawNarration = true; p.header(n, path) },
 		"entities": func(n *yaml.Node, path string) {
+			if p.tooMany(n, path, "entities", MaxEntities, "MaxEntities") {
+				return
+			}
 			p.list(n, path, func(n *yaml.Node, path string) { d.Entities = append(d.Entities, p.entity(n, path)) })
 		},
 		"claims": func(n *yaml.Node, path string) {
+			if p.tooMany(n, path, "claims", MaxClaims, "MaxClaims") {
+				return
+			}
 			p.list(n, path, func(n *yaml.Node, path string) { d.Claims = append(d.Claims, p.claim(n, path)) })
 		},
 		"gradings": func(n *yaml.Node, path string) {

@@ -75,15 +75,53 @@ type CheckedClaim struct {
 // into, exactly as the merge rewrote the narrations that used it: a document written before
 // the merge imports to what the merge made of it.
 func Validate(ctx context.Context, d *Document, vocab *athar.Vocabulary, g Graph) (*Checked, error) {
+	p, err := prepare(ctx, d, vocab)
+	if err != nil {
+		return nil, err
+	}
+	return p.check(ctx, g)
+}
+
+// prepared is a document checked for everything that needs no graph: ids parsed, entities
+// and gradings checked, and every claim's evidence located in the text (the costly part,
+// linear in the document's size). The importer prepares documents before it takes its
+// write lock, so that a large document does not hold up other writes while it is matched.
+type prepared struct {
+	v    *validator
+	refs []claimRef
+}
+
+// prepare runs the checks of Validate that need no graph. Problems are kept for check,
+// which reports them with the graph's; the error is only for a done ctx.
+func prepare(ctx context.Context, d *Document, vocab *athar.Vocabulary) (*prepared, error) {
+	op := "validate " + d.Source
+	if err := athar.Stopped(ctx, op); err != nil {
+		return nil, err
+	}
 	v := &validator{doc: d, vocab: vocab, c: &Checked{}, types: map[athar.ID]athar.EntityType{}, verses: map[athar.VerseRef]bool{}}
 	v.header()
 	v.entities()
 	v.gradings()
-	claims := v.claimIDs()
+	refs := v.claimIDs()
+	if err := athar.Stopped(ctx, op); err != nil {
+		return nil, err
+	}
+	if err := v.locateEvidence(ctx); err != nil {
+		return nil, err
+	}
+	return &prepared{v: v, refs: refs}, nil
+}
+
+// check finishes the validation p began, against g. A prepared document is checked once.
+func (p *prepared) check(ctx context.Context, g Graph) (*Checked, error) {
+	v, d := p.v, p.v.doc
+	if err := athar.Stopped(ctx, "validate "+d.Source); err != nil {
+		return nil, err
+	}
 	if err := v.resolveExternal(ctx, g); err != nil {
 		return nil, err
 	}
-	v.claims(claims)
+	v.claims(p.refs)
 	if len(v.problems) == 0 && len(v.c.Merged) > 0 {
 		for _, p := range renameIDs(v.c, v.c.Merged) {
 			path := "claims"
@@ -116,6 +154,37 @@ type validator struct {
 	external map[athar.ID]string // id used but not defined here -> first field path using it
 	// candidates caches, per type, the local parts of the ids suggestions are drawn from.
 	candidates map[athar.EntityType][]string
+	found      []evidenceFound // per claim, where its evidence is in the text
+	text       *textIndex      // the text, indexed for finding evidence
+}
+
+// evidenceFound is where one claim's evidence occurs in the text: every occurrence, or
+// too many to list (more than MaxEvidenceOccurrences).
+type evidenceFound struct {
+	spans   []span
+	tooMany bool
+}
+
+// locateEvidence finds every claim's evidence in the text, through one index of the text
+// built once: linear in the text and the evidence, however many claims there are.
+func (v *validator) locateEvidence(ctx context.Context) error {
+	v.found = make([]evidenceFound, len(v.doc.Claims))
+	for i, c := range v.doc.Claims {
+		if strings.TrimSpace(c.Evidence) == "" {
+			continue
+		}
+		if i%256 == 0 {
+			if err := athar.Stopped(ctx, "validate "+v.doc.Source); err != nil {
+				return err
+			}
+		}
+		if v.text == nil {
+			v.text = newTextIndex(v.c.Text)
+		}
+		spans, ok := v.text.find(c.Evidence, MaxEvidenceOccurrences)
+		v.found[i] = evidenceFound{spans: spans, tooMany: !ok}
+	}
+	return nil
 }
 
 func (v *validator) fail(path, format string, args ...any) {
@@ -556,9 +625,15 @@ func (v *validator) claims(refs []claimRef) {
 			v.fail(path+".evidence", "missing: every claim needs the exact words of the text that support it")
 			continue
 		}
-		spans := findEvidence(v.c.Text, c.Evidence)
+		spans := v.found[i].spans
 		var sp span
 		switch {
+		case v.found[i].tooMany && c.Occurrence > 0:
+			v.fail(path+".occurrence", "the evidence occurs more than %d times in the text (the limit for occurrence, MaxEvidenceOccurrences): quote more words", MaxEvidenceOccurrences)
+			continue
+		case v.found[i].tooMany:
+			v.fail(path+".evidence", "%q occurs more than %d times in the text: quote more words", shorten(c.Evidence), MaxEvidenceOccurrences)
+			continue
 		case len(spans) == 0:
 			v.fail(path+".evidence", "%q is not a passage of narration.text (only whitespace may differ; quotes and apostrophes must match the text)", shorten(c.Evidence))
 			continue
@@ -576,7 +651,7 @@ func (v *validator) claims(refs []claimRef) {
 		if !r.ok {
 			continue
 		}
-		evidence := sliceRunes(v.c.Text, sp.start, sp.end)
+		evidence := v.text.passage(sp)
 		for _, s := range r.subjects {
 			objs := r.objects
 			if value != nil {
