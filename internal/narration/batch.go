@@ -25,12 +25,35 @@ const batchQuads = 10000
 // batch may use the entities earlier ones define. Documents whose narration is already
 // stored (replacements) and repeated ids go through Import one by one. If a shared
 // transaction fails, every document in it is reported with that error and none is stored.
+//
+// Documents are prepared (checked for everything that needs no graph) before the write lock
+// is taken. Once ctx is done, the documents not yet stored are reported with an error of
+// code athar.Cancelled or athar.DeadlineExceeded -- not attempted, never refused.
 func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchResult {
 	out := make([]BatchResult, len(docs))
+	notAttempted := func(from int, err error) {
+		for i := from; i < len(docs); i++ {
+			if out[i].Err == nil && out[i].Narration == "" {
+				out[i].Err = fmt.Errorf("import %s: not attempted: %w", docs[i].Narration.ID, err)
+			}
+		}
+	}
+	preps := make([]*prepared, len(docs))
+	for i, d := range docs {
+		p, err := prepare(ctx, d, im.vocab)
+		if err != nil {
+			notAttempted(0, err)
+			return out
+		}
+		preps[i] = p
+	}
+	if err := im.lock(ctx, "import batch"); err != nil {
+		notAttempted(0, err)
+		return out
+	}
 	var later []int
 	func() {
-		im.mu.Lock()
-		defer im.mu.Unlock()
+		defer im.unlock()
 		overlay := &pendingGraph{base: im.store, defs: map[athar.ID][]athar.ID{}}
 		seen := map[string]bool{}
 		var css []athar.Changeset
@@ -60,12 +83,17 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 				out[i].Err = fmt.Errorf("import %s: not attempted: an earlier transaction of the batch failed: %w", d.Narration.ID, failed)
 				continue
 			}
+			if err := athar.Stopped(ctx, "import batch"); err != nil {
+				flush() // refused by Apply with the same error: nothing of it is stored
+				notAttempted(i, err)
+				return
+			}
 			if seen[d.Narration.ID] {
 				later = append(later, i)
 				continue
 			}
 			seen[d.Narration.ID] = true
-			c, err := Validate(ctx, d, im.vocab, overlay)
+			c, err := preps[i].check(ctx, overlay)
 			if err != nil {
 				out[i].Err = err
 				continue

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -14,19 +13,50 @@ import (
 // narration asserted before, check that nothing other narrations depend on is removed, and
 // apply the change as one transaction. Writes are serialised, so validation and apply see
 // the same graph.
+//
+// What needs no graph -- the document's own rules and finding every claim's evidence in its
+// text, the part whose cost grows with the document -- runs before the write lock is
+// taken, so that a large document does not hold up other writes while it is checked.
 type Importer struct {
 	store athar.Store
 	vocab *athar.Vocabulary
-	mu    sync.Mutex
+	// sem is the write lock: a channel, so that a write waiting for it gives up when its
+	// context is done instead of waiting on behind a long write.
+	sem chan struct{}
 	// OnChange, when set, is called after each applied change, with the changeset applied
 	// (e.g. to keep a search index beside the store). It runs under the write lock.
 	OnChange func(athar.Changeset)
+	// OnLocked, when set, is called each time a write has taken the write lock, with the
+	// operation's name. Tests use it to see what runs under the lock and what before it.
+	OnLocked func(op string)
 }
 
 // NewImporter returns an Importer writing to store.
 func NewImporter(store athar.Store, vocab *athar.Vocabulary) *Importer {
-	return &Importer{store: store, vocab: vocab}
+	return &Importer{store: store, vocab: vocab, sem: make(chan struct{}, 1)}
 }
+
+// lock takes the write lock for op. It fails with ctx's error (athar.DeadlineExceeded or
+// athar.Cancelled), without the lock, when ctx is done first: a write queued behind a long
+// one stops at its deadline, and never goes on to validate against reads that its expired
+// context would cut short.
+func (im *Importer) lock(ctx context.Context, op string) error {
+	select {
+	case im.sem <- struct{}{}:
+	case <-ctx.Done():
+		return athar.Stopped(ctx, op+": waiting for the write lock")
+	}
+	if err := athar.Stopped(ctx, op); err != nil { // both were ready: select chose at random
+		im.unlock()
+		return err
+	}
+	if im.OnLocked != nil {
+		im.OnLocked(op)
+	}
+	return nil
+}
+
+func (im *Importer) unlock() { <-im.sem }
 
 // Result says what an import changed.
 type Result struct {
@@ -40,14 +70,31 @@ type Result struct {
 
 // Import validates and stores one parsed document. A refused document changes nothing; the
 // error is a *athar.ValidationError naming the fields, or an *athar.Error.
+// A context that is done stops the import with a DeadlineExceeded or Cancelled error,
+// never a verdict on the document.
 func (im *Importer) Import(ctx context.Context, d *Document) (Result, error) {
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	c, err := Validate(ctx, d, im.vocab, im.store)
+	p, err := prepare(ctx, d, im.vocab)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := im.lock(ctx, "import "+d.Source); err != nil {
+		return Result{}, err
+	}
+	defer im.unlock()
+	return im.importPrepared(ctx, p)
+}
+
+// importPrepared checks a prepared document against the graph and applies it. Callers
+// hold the write lock.
+func (im *Importer) importPrepared(ctx context.Context, p *prepared) (Result, error) {
+	c, err := p.check(ctx, im.store)
 	if err != nil {
 		return Result{}, err
 	}
 	want := Compile(c)
+	if err := athar.Stopped(ctx, "import "+string(c.ID)); err != nil {
+		return Result{}, err
+	}
 	have, err := im.store.NarrationQuads(ctx, c.ID)
 	if err != nil {
 		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
@@ -83,11 +130,13 @@ func (im *Importer) Import(ctx context.Context, d *Document) (Result, error) {
 // Delete removes every quad the narration asserted. It refuses, changing nothing, when the
 // narration is the only one defining an entity that other narrations still use.
 func (im *Importer) Delete(ctx context.Context, id athar.ID) error {
-	im.mu.Lock()
-	defer im.mu.Unlock()
 	if id.Prefix() != athar.TypeNarration.Prefix() {
 		return athar.Errorf(athar.Invalid, "delete %s: not a narration id (expected narration:...)", id)
 	}
+	if err := im.lock(ctx, "delete "+string(id)); err != nil {
+		return err
+	}
+	defer im.unlock()
 	have, err := im.store.NarrationQuads(ctx, id)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
@@ -113,8 +162,10 @@ func (im *Importer) Delete(ctx context.Context, id athar.ID) error {
 // quads themselves declare, or with a reserved graph (athar.QuranGraph: statements about
 // verses only). It returns the ids of the narrations and reserved graphs restored.
 func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID, error) {
-	im.mu.Lock()
-	defer im.mu.Unlock()
+	if err := im.lock(ctx, "restore"); err != nil {
+		return nil, err
+	}
+	defer im.unlock()
 	byLabel := map[athar.ID][]athar.Quad{}
 	for _, q := range quads {
 		id, ok := athar.ParseIRI(q.Label)

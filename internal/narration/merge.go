@@ -39,9 +39,11 @@ type MergeResult struct {
 // an id already merged into keep changes nothing; a claim that would relate keep to itself
 // (remove consults keep) refuses the merge with CONFLICT, naming it.
 func (im *Importer) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult, error) {
-	im.mu.Lock()
-	defer im.mu.Unlock()
 	op := fmt.Sprintf("merge %s into %s", remove, keep)
+	if err := im.lock(ctx, op); err != nil {
+		return MergeResult{}, err
+	}
+	defer im.unlock()
 	res := MergeResult{Keep: keep, Remove: remove}
 	var types [2]athar.EntityType
 	for i, id := range []athar.ID{keep, remove} {

@@ -93,8 +93,10 @@ type VerseResult struct {
 // quads. Importing the same texts again changes nothing; a file with fewer verses removes
 // the texts of the verses it lacks.
 func (im *Importer) ImportVerseTexts(ctx context.Context, texts []athar.VerseText, src athar.TextSource) (VerseResult, error) {
-	im.mu.Lock()
-	defer im.mu.Unlock()
+	if err := im.lock(ctx, "import verse texts"); err != nil {
+		return VerseResult{}, err
+	}
+	defer im.unlock()
 	want := athar.VerseTextQuads(texts, src)
 	have, err := im.store.NarrationQuads(ctx, athar.QuranGraph)
 	if err != nil {
