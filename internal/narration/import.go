@@ -26,9 +26,6 @@ type Importer struct {
 	// OnChange, when set, is called after each applied change, with the changeset applied
 	// (e.g. to keep a search index beside the store). It runs under the write lock.
 	OnChange func(athar.Changeset)
-	// OnLocked, when set, is called each time a write has taken the write lock, with the
-	// operation's name. Tests use it to see what runs under the lock and what before it.
-	OnLocked func(op string)
 }
 
 // NewImporter returns an Importer writing to store.
@@ -49,9 +46,6 @@ func (im *Importer) lock(ctx context.Context, op string) error {
 	if err := athar.Stopped(ctx, op); err != nil { // both were ready: select chose at random
 		im.unlock()
 		return err
-	}
-	if im.OnLocked != nil {
-		im.OnLocked(op)
 	}
 	return nil
 }
