@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -37,6 +38,8 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 			problems[i] = map[string]any{"path": pr.Path, "line": pr.Line, "message": pr.Msg}
 		}
 		return p.with(gqlErr, string(athar.Invalid), ve.Error(), map[string]any{"problems": problems})
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		return p.stopped(ctx, gqlErr, err)
 	case isAtharError(err):
 		code := athar.ErrorCode(err)
 		if code == athar.Internal {
@@ -46,8 +49,6 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 	case errors.Is(err, graphql.ErrInvalidNull):
 		// A non-null field resolved to null: a bug on this side, not the client's.
 		return p.internal(ctx, gqlErr, err)
-	case errors.Is(err, context.DeadlineExceeded):
-		return p.with(gqlErr, CodeTooComplex, "the request took longer than its limit of "+p.timeout.String(), nil)
 	case gqlErr.Err == nil:
 		// Raised by gqlgen itself or by an extension: parsing, validation, limits, APQ.
 		code, _ := gqlErr.Extensions["code"].(string)
@@ -60,6 +61,29 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 		return p.with(gqlErr, code, gqlErr.Message, nil)
 	default:
 		return p.internal(ctx, gqlErr, err)
+	}
+}
+
+// stopped presents work cut short by the request's deadline or its cancellation -- never
+// as a verdict (a read cut short answers nothing). A query that runs out of time is
+// QUERY_TOO_COMPLEX, as documented: asking for less is the remedy. A mutation gets
+// DEADLINE_EXCEEDED (or CANCELLED) with extensions.retryable: it may have waited behind
+// other writes, and sending it again may succeed (importing the same document twice
+// changes nothing more).
+func (p presenter) stopped(ctx context.Context, gqlErr *gqlerror.Error, err error) *gqlerror.Error {
+	deadline := errors.Is(err, context.DeadlineExceeded)
+	mutation := false
+	if graphql.HasOperationContext(ctx) {
+		op := graphql.GetOperationContext(ctx).Operation
+		mutation = op != nil && op.Operation == ast.Mutation
+	}
+	switch {
+	case deadline && !mutation:
+		return p.with(gqlErr, CodeTooComplex, "the request took longer than its limit of "+p.timeout.String(), nil)
+	case deadline:
+		return p.with(gqlErr, string(athar.DeadlineExceeded), "the request's time limit of "+p.timeout.String()+" passed before it was done (other writes may have held it up); send it again", map[string]any{"retryable": true})
+	default:
+		return p.with(gqlErr, string(athar.Cancelled), "the request was cancelled before it was done", map[string]any{"retryable": true})
 	}
 }
 
