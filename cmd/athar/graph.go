@@ -105,6 +105,10 @@ type loadStats struct {
 	documents, changed, unchanged, refused int
 	claims, entities                       int
 	restored                               int
+	// notLoaded counts the documents and N-Quads files the load did not get to because it
+	// was interrupted (SIGTERM, SIGINT): neither loaded nor refused.
+	notLoaded int
+	stop      error // why the load stopped early, when it did
 }
 
 func (s loadStats) String() string {
@@ -113,7 +117,29 @@ func (s loadStats) String() string {
 	if s.restored > 0 {
 		msg += fmt.Sprintf("; %d narration(s) restored from N-Quads", s.restored)
 	}
+	if s.notLoaded > 0 {
+		msg += fmt.Sprintf("; %d not loaded (interrupted)", s.notLoaded)
+	}
 	return msg
+}
+
+// interrupted returns the error a command ends with when the load stopped before it was
+// done, and nil when it finished.
+func (s loadStats) interrupted(cmd string) error {
+	if s.notLoaded == 0 {
+		return nil
+	}
+	why := "interrupted"
+	if athar.ErrorCode(s.stop) == athar.DeadlineExceeded {
+		why = "stopped by its deadline"
+	}
+	return exitError{code: 1, msg: fmt.Sprintf("%s %s: %d file(s) not loaded, none of them refused; run it again to finish (what was loaded is unchanged by a rerun)", cmd, why, s.notLoaded)}
+}
+
+// stopped reports whether err says the work stopped because its context was done, rather
+// than a verdict on the document.
+func stopped(err error) bool {
+	return athar.ErrorCode(err).Retryable()
 }
 
 func plural(n int, one, many string) string {
@@ -168,14 +194,28 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	}
 	ordered := narration.Order(docs)
+	// notLoaded counts a file the load did not get to; it is listed with -v only.
+	notLoaded := func(name string, err error) {
+		st.notLoaded++
+		if st.stop == nil {
+			st.stop = err
+		}
+		if opts.verbose {
+			fmt.Fprintf(errOut, "%s: not loaded: %v\n", name, err)
+		}
+	}
 	for len(ordered) > 0 {
-		if ctx.Err() != nil {
-			fmt.Fprintln(errOut, "interrupted")
+		if err := athar.Stopped(ctx, "load"); err != nil {
+			for _, d := range ordered {
+				notLoaded(d.Source, err)
+			}
 			break
 		}
 		n := min(len(ordered), batchSize)
-		for _, r := range im.ImportBatch(ctx, ordered[:n]) {
+		for i, r := range im.ImportBatch(ctx, ordered[:n]) {
 			switch {
+			case stopped(r.Err):
+				notLoaded(ordered[i].Source, r.Err)
 			case r.Err != nil:
 				st.refused++
 				fmt.Fprintln(errOut, r.Err)
@@ -199,16 +239,26 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 		_ = bar.Finish()
 	}
 	for _, s := range nq {
+		if err := athar.Stopped(ctx, "load"); err != nil {
+			notLoaded(s.name, err)
+			continue
+		}
 		quads, err := cayleystore.ReadNQuads(strings.NewReader(string(s.data)))
 		if err == nil {
 			var ids []athar.ID
 			ids, err = im.Restore(ctx, quads)
 			st.restored += len(ids)
 		}
-		if err != nil {
+		switch {
+		case stopped(err):
+			notLoaded(s.name, err)
+		case err != nil:
 			st.refused++
 			fmt.Fprintf(errOut, "%s: %v\n", s.name, err)
 		}
+	}
+	if st.notLoaded > 0 {
+		fmt.Fprintf(errOut, "interrupted: %d file(s) not loaded (-v lists them); they were not refused\n", st.notLoaded)
 	}
 	return st
 }

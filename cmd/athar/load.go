@@ -60,6 +60,9 @@ func loadInto(ctx context.Context, e env, spec string, srcs []source, opts loadO
 	start := time.Now()
 	stats := load(ctx, im, srcs, e.stderr, opts)
 	fmt.Fprintf(e.stdout, "%s in %s\n", stats, time.Since(start).Round(time.Millisecond))
+	if err := stats.interrupted("load"); err != nil {
+		return err
+	}
 	if stats.refused > 0 {
 		return exitError{code: 1, msg: fmt.Sprintf("%d document(s) refused", stats.refused)}
 	}
@@ -88,11 +91,18 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 	}
 	defer st.Close()
 	if !*bare {
-		if s := load(ctx, im, seedSources(), e.stderr, loadOptions{}); s.refused > 0 {
+		s := load(ctx, im, seedSources(), e.stderr, loadOptions{})
+		if err := s.interrupted("validate"); err != nil {
+			return err
+		}
+		if s.refused > 0 {
 			return fmt.Errorf("validate: the embedded seeds are invalid")
 		}
 	}
 	stats := load(ctx, im, srcs, e.stderr, loadOptions{})
+	if err := stats.interrupted("validate"); err != nil {
+		return err
+	}
 	valid := stats.documents - stats.refused
 	fmt.Fprintf(e.stdout, "%d document(s) valid, %d invalid\n", valid, stats.refused)
 	if stats.refused > 0 {

@@ -63,6 +63,9 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	}
 	if len(narrations) == 0 && rep == nil {
 		stats := load(ctx, im, seedSources(), e.stderr, loadOptions{})
+		if err := stats.interrupted("serve: loading the seeds"); err != nil {
+			return err
+		}
 		if stats.refused > 0 {
 			return errors.New("serve: the embedded seeds were refused")
 		}
