@@ -1,11 +1,13 @@
 package athar
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestQuranStructure(t *testing.T) {
@@ -185,6 +187,10 @@ func TestErrors(t *testing.T) {
 		{&Error{Code: Internal, Op: "apply", Err: base}, Internal, "internal error"},
 		{fmt.Errorf("x: %w", Errorf(NotFound, "no such narration")), NotFound, "no such narration"},
 		{&ValidationError{Document: "d.yaml", Problems: []Problem{{Path: "claims[0].subject", Line: 3, Msg: "missing"}}}, Invalid, "d.yaml:3: claims[0].subject: missing"},
+		// A context's error, however wrapped, is never INTERNAL and never a verdict.
+		{fmt.Errorf("read: %w", context.DeadlineExceeded), DeadlineExceeded, "stopped before it was done: the deadline passed (retry)"},
+		{&Error{Code: Internal, Op: "apply", Err: context.Canceled}, Cancelled, "stopped before it was done: cancelled"},
+		{Stopped(expired(), "read"), DeadlineExceeded, "stopped before it was done: the deadline passed (retry)"},
 	}
 	for _, c := range cases {
 		if got := ErrorCode(c.err); got != c.code {
@@ -195,5 +201,20 @@ func TestErrors(t *testing.T) {
 				t.Errorf("ErrorMessage(%v) = %q, want %q", c.err, got, c.userText)
 			}
 		}
+	}
+}
+
+func expired() context.Context {
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	cancel()
+	return ctx
+}
+
+func TestStoppedIsNilUntilTheContextIsDone(t *testing.T) {
+	if err := Stopped(context.Background(), "read"); err != nil {
+		t.Errorf("Stopped with a live context: %v", err)
+	}
+	if !DeadlineExceeded.Retryable() || !Cancelled.Retryable() || Invalid.Retryable() || Internal.Retryable() {
+		t.Error("only DEADLINE_EXCEEDED and CANCELLED are retryable")
 	}
 }
