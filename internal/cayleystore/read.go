@@ -16,20 +16,40 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-// NarrationQuads implements athar.Store.
+// NarrationQuads implements athar.Store. It reads the narration's manifest entry (see
+// manifest.go), not the store: one lookup, whatever the size of the graph. Only a narration
+// whose entry is pending (an Apply failed to update it) is found by scanning the store.
 func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := s.rlock(); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
-	// A narration that was never imported has no node: answer without a scan.
-	own, err := s.out(ctx, narration.IRI())
-	if err != nil || len(own) == 0 {
-		return nil, err
-	}
-	qs, err := s.quadsWith(ctx, quad.Label, quad.IRI(narration.IRI()))
+	label := narration.IRI()
+	var qs []quad.Quad
+	var pending bool
+	err := s.man.view(func(tx manifestTx) error {
+		if pending = tx.get(pendingBucket, label) != nil; pending {
+			return nil
+		}
+		var err error
+		qs, err = decodeEntry(label, tx.get(manifestBucket, label))
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
+	}
+	if pending {
+		qs = nil
+		err = s.scanLabels(ctx, map[string]bool{label: true}, func(chunk []quad.Quad) error {
+			qs = append(qs, chunk...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	out := make([]athar.Quad, len(qs))
 	for i, q := range qs {
@@ -69,6 +89,7 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 	if err := s.rlock(); err != nil {
 		return err
 	}
+	s.fullScans.Add(1)
 	var all []athar.Quad
 	add := func(q quad.Quad) {
 		if iriOf(q.Label) != pinIRI { // a pin is left by an Apply whose clean-up failed
