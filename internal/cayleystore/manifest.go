@@ -316,6 +316,9 @@ func newManifestChange(deltas []graph.Delta) (*manifestChange, error) {
 // were already marked (a failed earlier update): their entries cannot be updated
 // incrementally and are rebuilt after the commit.
 func (s *Store) markPending(labels []string) (stale []string, err error) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
 	err = s.man.update(func(tx manifestTx) error {
 		stale = stale[:0]
 		for _, l := range labels {
@@ -338,6 +341,9 @@ func (s *Store) markPending(labels []string) (stale []string, err error) {
 // clearPending unmarks labels whose entries are right (Cayley's commit failed, so nothing
 // changed). A failure leaves them marked, which is safe.
 func (s *Store) clearPending(labels []string) {
+	if len(labels) == 0 {
+		return
+	}
 	_ = s.man.update(func(tx manifestTx) error {
 		for _, l := range labels {
 			if err := tx.del(pendingBucket, l); err != nil {
@@ -352,6 +358,9 @@ func (s *Store) clearPending(labels []string) {
 // clears their marks; labels in skip are left marked for rebuildLabels. Callers hold the
 // write lock.
 func (s *Store) commitManifest(c *manifestChange, skip map[string]bool) error {
+	if len(c.labels) == len(skip) {
+		return nil
+	}
 	return s.man.update(func(tx manifestTx) error {
 		for _, l := range c.labels {
 			if skip[l] {
