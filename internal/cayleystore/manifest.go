@@ -170,69 +170,25 @@ func (m memManifest) reset() error {
 	return nil
 }
 
-// An entry is a label's quads without their label, each a record of three values
-// (subject, predicate, object), each a uvarint length and the value in Cayley's own
-// encoding (pquads, what the KV store keeps), so that an entry decodes to exactly the
-// values a scan of the store returns. Records are kept sorted, so an entry does not depend
-// on whether Apply or a rebuild wrote it.
+// An entry is a label's quads without their label: a sorted run of records, each a uvarint
+// length and a payload naming the quad's subject, predicate and object. On the KV backends
+// the payload is the three terms' node ids (uvarints): about ten bytes a quad, read back
+// through the node cache in one batch (see nodes.go), and taken straight from Cayley's
+// index entries when rebuilding, with no term read at all. A node id names one value for
+// as long as the node exists, so the ids of a stored quad's terms are stable. memstore's
+// payload is the three values themselves (pquads). Sorted records make an entry the same
+// bytes whether Apply or a rebuild wrote it.
 
-// valueCodec encodes values, remembering those an Apply uses more than once.
-type valueCodec map[quad.Value][]byte
-
-func (c valueCodec) record(q quad.Quad) (string, error) {
-	var buf []byte
-	for _, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
-		b, ok := c[v]
-		if !ok {
-			var err error
-			if b, err = pquads.MarshalValue(v); err != nil {
-				return "", fmt.Errorf("encode %v: %w", v, err)
-			}
-			c[v] = b
-		}
-		buf = binary.AppendUvarint(buf, uint64(len(b)))
-		buf = append(buf, b...)
-	}
-	return string(buf), nil
-}
-
-// records splits an entry into its records.
-func records(entry []byte) ([]string, error) {
+// splitRecords splits an entry into its records.
+func splitRecords(entry []byte) ([]string, error) {
 	var out []string
 	for len(entry) > 0 {
-		start := entry
-		n := 0
-		for i := 0; i < 3; i++ {
-			l, k := binary.Uvarint(entry)
-			if k <= 0 || uint64(len(entry)-k) < l {
-				return nil, errors.New("corrupt manifest entry")
-			}
-			entry = entry[k+int(l):]
-			n += k + int(l)
+		l, k := binary.Uvarint(entry)
+		if k <= 0 || uint64(len(entry)-k) < l {
+			return nil, errors.New("corrupt manifest entry")
 		}
-		out = append(out, string(start[:n]))
-	}
-	return out, nil
-}
-
-// decodeEntry returns the quads of an entry, labelled.
-func decodeEntry(label string, entry []byte) ([]quad.Quad, error) {
-	out := []quad.Quad{}
-	for len(entry) > 0 {
-		var vals [3]quad.Value
-		for i := range vals {
-			l, k := binary.Uvarint(entry)
-			if k <= 0 || uint64(len(entry)-k) < l {
-				return nil, fmt.Errorf("manifest entry of %s is corrupt", label)
-			}
-			v, err := pquads.UnmarshalValue(entry[k : k+int(l)])
-			if err != nil {
-				return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
-			}
-			vals[i] = v
-			entry = entry[k+int(l):]
-		}
-		out = append(out, quad.Quad{Subject: vals[0], Predicate: vals[1], Object: vals[2], Label: quad.IRI(label)})
+		out = append(out, string(entry[:k+int(l)]))
+		entry = entry[k+int(l):]
 	}
 	return out, nil
 }
@@ -249,30 +205,158 @@ func joinRecords(recs []string) []byte {
 	return out
 }
 
+// idRecord is the record of a quad stored by the KV backends, from its terms' node ids.
+func idRecord(s, p, o uint64) string {
+	var buf [1 + 3*binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(buf[1:], s)
+	n += binary.PutUvarint(buf[1+n:], p)
+	n += binary.PutUvarint(buf[1+n:], o)
+	buf[0] = byte(n) // < 128: a one-byte uvarint
+	return string(buf[:1+n])
+}
+
+// valueRecord is the record of a quad for memstore, from its values.
+func valueRecord(q quad.Quad) (string, error) {
+	var payload []byte
+	for _, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
+		b, err := pquads.MarshalValue(v)
+		if err != nil {
+			return "", fmt.Errorf("encode %v: %w", v, err)
+		}
+		payload = binary.AppendUvarint(payload, uint64(len(b)))
+		payload = append(payload, b...)
+	}
+	return string(binary.AppendUvarint(nil, uint64(len(payload)))) + string(payload), nil
+}
+
+// recordsOf returns the records of quads as the store holds them now, and whether each
+// quad's terms all exist (on the KV backends: a quad with a term the store lacks is not
+// stored). Callers hold the write lock.
+func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad) ([]string, []bool, error) {
+	recs := make([]string, len(qs))
+	found := make([]bool, len(qs))
+	kqs, ok := s.qs.(*kv.QuadStore)
+	if !ok {
+		for i, q := range qs {
+			r, err := valueRecord(q)
+			if err != nil {
+				return nil, nil, err
+			}
+			recs[i], found[i] = r, true
+		}
+		return recs, found, nil
+	}
+	at := map[quad.Value]int{}
+	var vals []quad.Value
+	for _, q := range qs {
+		for _, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
+			if _, ok := at[v]; !ok {
+				at[v] = len(vals)
+				vals = append(vals, v)
+			}
+		}
+	}
+	refs, err := kqs.RefsOf(ctx, vals)
+	if err != nil {
+		return nil, nil, fmt.Errorf("look up %d terms: %w", len(vals), err)
+	}
+	ids := make([]uint64, len(refs))
+	for i, r := range refs {
+		if id, ok := r.(kv.Int64Value); ok && id > 0 {
+			ids[i] = uint64(id)
+			s.nodes.Add(ids[i], vals[i])
+		}
+	}
+	for i, q := range qs {
+		si, pi, oi := ids[at[q.Subject]], ids[at[q.Predicate]], ids[at[q.Object]]
+		if si != 0 && pi != 0 && oi != 0 {
+			recs[i], found[i] = idRecord(si, pi, oi), true
+		}
+	}
+	return recs, found, nil
+}
+
+// decodeEntry returns the quads of an entry, labelled. Callers hold a lock.
+func (s *Store) decodeEntry(ctx context.Context, label string, entry []byte) ([]quad.Quad, error) {
+	recs, err := splitRecords(entry)
+	if err != nil {
+		return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
+	}
+	kqs, isKV := s.qs.(*kv.QuadStore)
+	if !isKV {
+		out := make([]quad.Quad, len(recs))
+		for i, r := range recs {
+			var vals [3]quad.Value
+			_, k := binary.Uvarint([]byte(r))
+			b := []byte(r[k:])
+			for j := range vals {
+				l, k := binary.Uvarint(b)
+				if k <= 0 || uint64(len(b)-k) < l {
+					return nil, fmt.Errorf("manifest entry of %s is corrupt", label)
+				}
+				if vals[j], err = pquads.UnmarshalValue(b[k : k+int(l)]); err != nil {
+					return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
+				}
+				b = b[k+int(l):]
+			}
+			out[i] = quad.Quad{Subject: vals[0], Predicate: vals[1], Object: vals[2], Label: quad.IRI(label)}
+		}
+		return out, nil
+	}
+	ids := make([]uint64, 0, 3*len(recs))
+	for _, r := range recs {
+		b := []byte(r)
+		_, k := binary.Uvarint(b)
+		b = b[k:]
+		for j := 0; j < 3; j++ {
+			id, k := binary.Uvarint(b)
+			if k <= 0 || id == 0 {
+				return nil, fmt.Errorf("manifest entry of %s is corrupt", label)
+			}
+			ids = append(ids, id)
+			b = b[k:]
+		}
+	}
+	vals, err := s.values(ctx, kqs, ids)
+	if err != nil {
+		return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
+	}
+	out := make([]quad.Quad, len(recs))
+	for i := range out {
+		out[i] = quad.Quad{Subject: vals[3*i], Predicate: vals[3*i+1], Object: vals[3*i+2], Label: quad.IRI(label)}
+	}
+	return out, nil
+}
+
 // labelOf is the manifest key of a quad: its label, or "" for quads the manifest does not
 // keep (no label; the pins, which live inside one Apply).
 func labelOf(q quad.Quad) string {
-	l := iriOf(q.Label)
+	return keptLabel(iriOf(q.Label))
+}
+
+func keptLabel(l string) string {
 	if l == pinIRI {
 		return ""
 	}
 	return l
 }
 
-// manifestChange is what one Apply does to the manifest: per label, the records added and
-// removed.
+// manifestChange is what one Apply does to the manifest: per label, the quads added and
+// removed, then their records.
 type manifestChange struct {
-	labels []string // sorted
-	add    map[string][]string
-	remove map[string][]string
+	labels      []string // sorted
+	add, remove map[string][]quad.Quad
 	// both lists the labels where one quad is both added and removed: Cayley's net effect
 	// is then not worth guessing, so those entries are rebuilt from the store.
 	both map[string]bool
+	// The records of the quads removed (looked up before Cayley's commit, while their
+	// terms still exist; a quad whose terms do not all exist was not stored) and added
+	// (after it, once the new terms have ids).
+	addRecs, removeRecs map[string][]string
 }
 
-func newManifestChange(deltas []graph.Delta) (*manifestChange, error) {
-	c := &manifestChange{add: map[string][]string{}, remove: map[string][]string{}, both: map[string]bool{}}
-	codec := valueCodec{}
+func newManifestChange(deltas []graph.Delta) *manifestChange {
+	c := &manifestChange{add: map[string][]quad.Quad{}, remove: map[string][]quad.Quad{}, both: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, d := range deltas {
 		l := labelOf(d.Quad)
@@ -283,14 +367,10 @@ func newManifestChange(deltas []graph.Delta) (*manifestChange, error) {
 			seen[l] = true
 			c.labels = append(c.labels, l)
 		}
-		r, err := codec.record(d.Quad)
-		if err != nil {
-			return nil, err
-		}
 		if d.Action == graph.Add {
-			c.add[l] = append(c.add[l], r)
+			c.add[l] = append(c.add[l], d.Quad)
 		} else {
-			c.remove[l] = append(c.remove[l], r)
+			c.remove[l] = append(c.remove[l], d.Quad)
 		}
 	}
 	sort.Strings(c.labels)
@@ -298,18 +378,41 @@ func newManifestChange(deltas []graph.Delta) (*manifestChange, error) {
 		if len(c.add[l]) == 0 || len(c.remove[l]) == 0 {
 			continue
 		}
-		added := make(map[string]bool, len(c.add[l]))
-		for _, r := range c.add[l] {
-			added[r] = true
+		added := make(map[quad.Quad]bool, len(c.add[l]))
+		for _, q := range c.add[l] {
+			added[q] = true
 		}
-		for _, r := range c.remove[l] {
-			if added[r] {
+		for _, q := range c.remove[l] {
+			if added[q] {
 				c.both[l] = true
 				break
 			}
 		}
 	}
-	return c, nil
+	return c
+}
+
+// records looks up the records of the quads of one side of the change (see addRecs).
+func (s *Store) records(ctx context.Context, c *manifestChange, side map[string][]quad.Quad) (map[string][]string, error) {
+	var all []quad.Quad
+	for _, l := range c.labels {
+		all = append(all, side[l]...)
+	}
+	recs, found, err := s.recordsOf(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	i := 0
+	for _, l := range c.labels {
+		for range side[l] {
+			if found[i] {
+				out[l] = append(out[l], recs[i])
+			}
+			i++
+		}
+	}
+	return out, nil
 }
 
 // markPending marks the labels pending before Cayley's commit. It returns the labels that
@@ -366,19 +469,19 @@ func (s *Store) commitManifest(c *manifestChange, skip map[string]bool) error {
 			if skip[l] {
 				continue
 			}
-			old, err := records(tx.get(manifestBucket, l))
+			old, err := splitRecords(tx.get(manifestBucket, l))
 			if err != nil {
 				return fmt.Errorf("%s: %w", l, err)
 			}
-			set := make(map[string]bool, len(old)+len(c.add[l]))
+			set := make(map[string]bool, len(old)+len(c.addRecs[l]))
 			for _, r := range old {
 				set[r] = true
 			}
 			// Cayley's KV backend applies a transaction's additions before its removals.
-			for _, r := range c.add[l] {
+			for _, r := range c.addRecs[l] {
 				set[r] = true
 			}
-			for _, r := range c.remove[l] {
+			for _, r := range c.removeRecs[l] {
 				delete(set, r)
 			}
 			if err := putEntry(tx, l, set); err != nil {
@@ -443,22 +546,8 @@ func (s *Store) rebuildManifest(ctx context.Context) error {
 		return fmt.Errorf("manifest: rebuild: %w", err)
 	}
 	entries := map[string][]string{}
-	codec := valueCodec{}
-	err = s.scanLabels(ctx, nil, func(qs []quad.Quad) error {
-		for _, q := range qs {
-			l := labelOf(q)
-			if l == "" {
-				continue
-			}
-			r, err := codec.record(q)
-			if err != nil {
-				return err
-			}
-			entries[l] = append(entries[l], r)
-		}
-		if len(codec) > 1<<16 {
-			clear(codec)
-		}
+	err = s.scanRecords(ctx, nil, func(label, rec string) error {
+		entries[label] = append(entries[label], rec)
 		return nil
 	})
 	labels := make([]string, 0, len(entries))
@@ -503,22 +592,11 @@ func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
 		}
 	}
 	sets := map[string]map[string]bool{}
-	codec := valueCodec{}
-	err := s.scanLabels(ctx, want, func(qs []quad.Quad) error {
-		for _, q := range qs {
-			l := labelOf(q)
-			if !want[l] {
-				continue
-			}
-			r, err := codec.record(q)
-			if err != nil {
-				return err
-			}
-			if sets[l] == nil {
-				sets[l] = map[string]bool{}
-			}
-			sets[l][r] = true
+	err := s.scanRecords(ctx, want, func(label, rec string) error {
+		if sets[label] == nil {
+			sets[label] = map[string]bool{}
 		}
+		sets[label][rec] = true
 		return nil
 	})
 	if err == nil {
@@ -540,77 +618,68 @@ func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
 	return nil
 }
 
-// scanLabels reads every quad of the store once, in chunks, and calls fn with each chunk.
-// With labels given, only quads with one of those labels are resolved and passed on (on
-// the KV backends the label's node id is compared before any term is read). It counts as
-// one full scan. Callers hold a lock (or own the store).
-func (s *Store) scanLabels(ctx context.Context, labels map[string]bool, fn func([]quad.Quad) error) error {
+// scanRecords reads every quad of the store once and calls fn with the label and record
+// of each quad the manifest keeps -- only of quads with one of the labels, when given. On
+// the KV backends it reads Cayley's quad entries only, never a term but the labels. It
+// counts as one full scan. Callers hold a lock (or own the store).
+func (s *Store) scanRecords(ctx context.Context, labels map[string]bool, fn func(label, rec string) error) error {
 	s.fullScans.Add(1)
-	const chunkSize = 10000
 	kqs, ok := s.qs.(*kv.QuadStore)
 	if !ok {
-		var chunk []quad.Quad
-		err := iterator.Iterate(ctx, s.qs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+		return iterator.Iterate(ctx, s.qs.QuadsAllIterator()).Each(func(r graph.Ref) error {
 			q, err := s.qs.Quad(r)
 			if err != nil {
 				return err
 			}
-			if labels == nil || labels[iriOf(q.Label)] {
-				chunk = append(chunk, q)
+			l := labelOf(q)
+			if l == "" || (labels != nil && !labels[l]) {
+				return nil
 			}
-			if len(chunk) == chunkSize {
-				err = fn(chunk)
-				chunk = nil
+			rec, err := valueRecord(q)
+			if err != nil {
+				return err
 			}
-			return err
+			return fn(l, rec)
 		})
-		if err == nil && len(chunk) > 0 {
-			err = fn(chunk)
-		}
-		return err
 	}
-	var ids map[uint64]bool
+	// The label of each label node id met, "" for those not wanted.
+	names := map[uint64]string{}
 	if labels != nil {
-		ids = map[uint64]bool{}
 		for l := range labels {
 			id, err := nodeID(kqs, quad.IRI(l))
 			if err != nil {
 				return err
 			}
 			if id != 0 {
-				ids[id] = true
+				names[id] = l
 			}
 		}
-		if len(ids) == 0 {
+		if len(names) == 0 {
 			return nil
 		}
 	}
-	var chunk []*proto.Primitive
-	flush := func() error {
-		qs, err := s.resolveQuads(ctx, kqs, chunk)
-		chunk = chunk[:0]
-		if err != nil {
-			return err
-		}
-		return fn(qs)
-	}
-	err := iterator.Iterate(ctx, kqs.QuadsAllIterator()).Each(func(r graph.Ref) error {
+	return iterator.Iterate(ctx, kqs.QuadsAllIterator()).Each(func(r graph.Ref) error {
 		p, ok := r.(*proto.Primitive)
 		if !ok {
 			return fmt.Errorf("unexpected KV quad ref %T", r)
 		}
-		if ids != nil && !ids[p.Label] {
+		l, known := names[p.Label]
+		if !known {
+			if labels != nil || p.Label == 0 {
+				return nil
+			}
+			vals, err := s.values(ctx, kqs, []uint64{p.Label})
+			if err != nil {
+				return err
+			}
+			l = keptLabel(iriOf(vals[0]))
+			names[p.Label] = l
+		}
+		if l == "" {
 			return nil
 		}
-		if chunk = append(chunk, p); len(chunk) == chunkSize {
-			return flush()
-		}
-		return nil
+		return fn(l, idRecord(p.Subject, p.Predicate, p.Object))
 	})
-	if err == nil && len(chunk) > 0 {
-		err = flush()
-	}
-	return err
 }
 
 // FullScans returns how many times the store has read every quad it holds since it was

@@ -127,10 +127,7 @@ func crashAfterCayleyCommit(t *testing.T, st *Store, cs []athar.Changeset) {
 			tx.AddQuad(toQuad(q))
 		}
 	}
-	change, err := newManifestChange(tx.Deltas)
-	if err != nil {
-		t.Fatal(err)
-	}
+	change := newManifestChange(tx.Deltas)
 	if _, err := st.markPending(change.labels); err != nil {
 		t.Fatal(err)
 	}

@@ -28,28 +28,29 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 	}
 	defer s.mu.RUnlock()
 	label := narration.IRI()
-	var qs []quad.Quad
+	var entry []byte
 	var pending bool
 	err := s.man.view(func(tx manifestTx) error {
-		if pending = tx.get(pendingBucket, label) != nil; pending {
-			return nil
-		}
-		var err error
-		qs, err = decodeEntry(label, tx.get(manifestBucket, label))
-		return err
+		pending = tx.get(pendingBucket, label) != nil
+		entry = append(entry, tx.get(manifestBucket, label)...)
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
 	}
 	if pending {
-		qs = nil
-		err = s.scanLabels(ctx, map[string]bool{label: true}, func(chunk []quad.Quad) error {
-			qs = append(qs, chunk...)
+		entry = entry[:0]
+		err = s.scanRecords(ctx, map[string]bool{label: true}, func(_, rec string) error {
+			entry = append(entry, rec...)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+	}
+	qs, err := s.decodeEntry(ctx, label, entry)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]athar.Quad, len(qs))
 	for i, q := range qs {

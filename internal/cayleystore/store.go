@@ -171,14 +171,16 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		return errors.New("store is closed")
 	}
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
-	change, err := newManifestChange(tx.Deltas)
-	if err != nil {
-		return fmt.Errorf("apply %d changes: %w", n, err)
-	}
+	change := newManifestChange(tx.Deltas)
 	// Mark the labels pending before Cayley commits (see manifest.go).
 	stale, err := s.markPending(change.labels)
 	if err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
+	}
+	// The records of the quads removed, while their terms still exist.
+	if change.removeRecs, err = s.records(ctx, change, change.remove); err != nil {
+		s.clearPending(without(change.labels, stale))
+		return fmt.Errorf("apply %d changes: manifest: %w", n, err)
 	}
 	var pins []quad.Quad
 	if _, isKV := s.qs.(*kv.QuadStore); isKV {
@@ -203,6 +205,9 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	// The change is committed: a failure to update the manifest is not the caller's. It
 	// leaves the labels pending, which NarrationQuads answers by scanning and the next Apply
 	// of them or Open rebuilds.
+	if change.addRecs, err = s.records(context.WithoutCancel(ctx), change, change.add); err != nil {
+		return nil
+	}
 	rebuild := append([]string(nil), stale...)
 	for l := range change.both {
 		rebuild = append(rebuild, l)
