@@ -15,18 +15,36 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-// NarrationQuads implements athar.Store.
+// NarrationQuads implements athar.Store. It reads the narration's manifest entry (see
+// manifest.go), not the store: one lookup, whatever the size of the graph. Only a narration
+// whose entry is pending (an Apply failed to update it) is found by scanning the store.
 func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
-	// A narration that was never imported has no node: answer without a scan.
-	own, err := s.out(ctx, narration.IRI())
-	if err != nil || len(own) == 0 {
-		return nil, err
+	label := narration.IRI()
+	var entry []byte
+	var pending bool
+	err := s.man.view(func(tx manifestTx) error {
+		pending = tx.get(pendingBucket, label) != nil
+		entry = append(entry, tx.get(manifestBucket, label)...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
 	}
-	qs, err := s.quadsWith(ctx, quad.Label, quad.IRI(narration.IRI()))
+	if pending {
+		entry = entry[:0]
+		err = s.scanRecords(ctx, map[string]bool{label: true}, func(_, rec string) error {
+			entry = append(entry, rec...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	qs, err := s.decodeEntry(ctx, label, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +86,7 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 	if err := s.rlockFor(ctx); err != nil {
 		return err
 	}
+	s.fullScans.Add(1)
 	var all []athar.Quad
 	add := func(q quad.Quad) {
 		if iriOf(q.Label) != pinIRI { // a pin is left by an Apply whose clean-up failed

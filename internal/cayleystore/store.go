@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/cayleygraph/cayley/clog"
@@ -25,6 +26,8 @@ import (
 	_ "github.com/cayleygraph/cayley/graph/kv/bbolt" // registers "bbolt"; not part of kv/all
 	"github.com/cayleygraph/cayley/graph/memstore"
 	"github.com/cayleygraph/quad"
+	hbolt "github.com/hidal-go/hidalgo/kv/bbolt"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -37,6 +40,9 @@ type Store struct {
 	closed bool
 	pinned bool       // pins may be left in the store (see pinsFor)
 	nodes  *nodeCache // KV node ids to values (see nodes.go)
+	man    manifestKV // each label's quads (see manifest.go)
+
+	fullScans atomic.Int64 // reads of every quad in the store (see FullScans)
 }
 
 var _ athar.Store = (*Store)(nil)
@@ -49,7 +55,7 @@ func Open(spec string, logger *slog.Logger) (*Store, error) {
 		if arg != "" {
 			return nil, athar.Errorf(athar.Invalid, "store %q: memory: takes no path", spec)
 		}
-		return &Store{qs: memstore.New(), nodes: newNodeCache()}, nil
+		return &Store{qs: memstore.New(), nodes: newNodeCache(), man: newMemManifest()}, nil
 	case "bbolt":
 		if arg == "" {
 			return nil, athar.Errorf(athar.Invalid, "store %q: bbolt: needs a directory, e.g. bbolt:./data/athar", spec)
@@ -81,17 +87,37 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, athar.Errorf(athar.Conflict, "open store %s: another athar process is using it (stop it first)", dir)
 	}
-	if err := graph.InitQuadStore("bbolt", dir, nil); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
-		lock.Close()
-		return nil, fmt.Errorf("open store %s: init: %w", dir, err)
-	}
-	qs, err := graph.NewQuadStore("bbolt", dir, nil)
+	// Cayley's bbolt backend, over a bbolt file opened here (the file and options
+	// graph/kv/bbolt would use) so that the manifest can keep its buckets in it.
+	db, err := bolt.Open(filepath.Join(dir, "indexes.bolt"), 0o644, nil)
 	if err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	st := &Store{qs: qs, lock: lock, nodes: newNodeCache()}
+	hdb := hbolt.New(db)
+	man := boltManifest{db}
+	err = kv.Init(hdb, nil)
+	if err == nil {
+		// A new store: its manifest is empty, not missing.
+		err = man.update(func(tx manifestTx) error { return tx.reset() })
+	}
+	if err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
+		db.Close()
+		lock.Close()
+		return nil, fmt.Errorf("open store %s: init: %w", dir, err)
+	}
+	qs, err := kv.New(hdb, nil)
+	if err != nil {
+		db.Close()
+		lock.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	st := &Store{qs: qs, lock: lock, nodes: newNodeCache(), man: man}
 	st.unpin(nil) // pins a crash between Apply's two transactions may have left
+	if err := st.openManifest(context.Background()); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
 	return st, nil
 }
 
@@ -158,6 +184,17 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		return errors.New("store is closed")
 	}
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
+	change := newManifestChange(tx.Deltas)
+	// Mark the labels pending before Cayley commits (see manifest.go).
+	stale, err := s.markPending(change.labels)
+	if err != nil {
+		return fmt.Errorf("apply %d changes: %w", n, err)
+	}
+	// The records of the quads removed, while their terms still exist.
+	if change.removeRecs, err = s.records(ctx, change, change.remove); err != nil {
+		s.clearPending(without(change.labels, stale))
+		return fmt.Errorf("apply %d changes: manifest: %w", n, err)
+	}
 	var pins []quad.Quad
 	if _, isKV := s.qs.(*kv.QuadStore); isKV {
 		if s.pinned {
@@ -169,6 +206,8 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		}
 	}
 	if err := s.qs.ApplyDeltas(tx.Deltas, opts); err != nil {
+		// Nothing changed, so the entries are still right -- except those already stale.
+		s.clearPending(without(change.labels, stale))
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
 	if len(pins) > 0 {
@@ -176,7 +215,42 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		// the next Apply (or Open, after a crash) removes.
 		s.unpin(pins)
 	}
+	// The change is committed: a failure to update the manifest is not the caller's. It
+	// leaves the labels pending, which NarrationQuads answers by scanning and the next Apply
+	// of them or Open rebuilds.
+	if change.addRecs, err = s.records(context.WithoutCancel(ctx), change, change.add); err != nil {
+		return nil
+	}
+	rebuild := append([]string(nil), stale...)
+	for l := range change.both {
+		rebuild = append(rebuild, l)
+	}
+	skip := map[string]bool{}
+	for _, l := range rebuild {
+		skip[l] = true
+	}
+	if err := s.commitManifest(change, skip); err == nil && len(rebuild) > 0 {
+		_ = s.rebuildLabels(context.WithoutCancel(ctx), rebuild)
+	}
 	return nil
+}
+
+// without returns the labels not in drop.
+func without(labels, drop []string) []string {
+	if len(drop) == 0 {
+		return labels
+	}
+	skip := map[string]bool{}
+	for _, l := range drop {
+		skip[l] = true
+	}
+	var out []string
+	for _, l := range labels {
+		if !skip[l] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // pinIRI is the subject, predicate and label of the pins: quads that exist only inside one

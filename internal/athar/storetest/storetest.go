@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"MergedIntoAndFormerIDs", testMergedInto},
 		{"ReservedGraph", testReservedGraph},
 		{"ReplaceWithFewerUsesOfATerm", testFewerUses},
+		{"NarrationQuadsAgreeWithAScan", testNarrationQuadsAgree},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -780,4 +781,114 @@ func testFewerUses(t *testing.T, st athar.Store) {
 	if all := allQuads(t, st); !reflect.DeepEqual(all, keys(want)) {
 		t.Fatalf("the graph holds %v, want %v", all, keys(want))
 	}
+}
+
+// docE defines an entity merged below, and is imported in one batch with docD.
+const docE = `
+narration:
+  id: narration:e
+  title: Report E
+  references: [{collection: Test, number: "5"}]
+  text: "Al-Faruq advised execution."
+entities:
+  - {id: person:al-faruq, type: Person, name: Al-Faruq}
+claims:
+  - {subject: person:al-faruq, predicate: advises, object: concept:execution, evidence: "Al-Faruq advised execution"}
+`
+
+const docD = `
+narration:
+  id: narration:d
+  title: Report D
+  references: [{collection: Test, number: "4"}]
+  text: "Al-Faruq took part in Badr."
+claims:
+  - {subject: person:al-faruq, predicate: participatedIn, object: event:badr, evidence: "Al-Faruq took part in Badr"}
+`
+
+// testNarrationQuadsAgree checks NarrationQuads against a scan of the whole graph grouped by
+// label, after each kind of write the importer makes: first imports, a batch of several
+// narrations in one Apply, a new version of a narration, a merge, a delete and a reserved
+// graph. A store that answers NarrationQuads from anything kept beside the graph fails here
+// as soon as that falls out of step.
+func testNarrationQuadsAgree(t *testing.T, st athar.Store) {
+	ctx := context.Background()
+	im := narration.NewImporter(st, schema.Vocabulary())
+	labels := map[string]bool{athar.ID("narration:none").IRI(): true}
+	check := func(step string) {
+		t.Helper()
+		byLabel := map[string][]string{}
+		if err := st.Quads(ctx, func(q athar.Quad) error {
+			byLabel[q.Label] = append(byLabel[q.Label], q.Key())
+			labels[q.Label] = true
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for l := range labels {
+			id, ok := athar.ParseIRI(l)
+			if !ok {
+				t.Fatalf("%s: label %s is no Athar IRI", step, l)
+			}
+			got, err := st.NarrationQuads(ctx, id)
+			if err != nil {
+				t.Fatalf("%s: NarrationQuads(%s): %v", step, id, err)
+			}
+			want := byLabel[l]
+			sort.Strings(want)
+			if g := keys(got); !reflect.DeepEqual(g, want) && len(g)+len(want) > 0 {
+				t.Errorf("%s: NarrationQuads(%s) = %d quads, a scan finds %d\ngot:  %v\nscan: %v", step, id, len(g), len(want), g, want)
+			}
+		}
+	}
+	parse := func(src string) *narration.Document {
+		t.Helper()
+		d, err := narration.Parse("test", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, src := range []string{docA, docB} {
+		if _, err := im.Import(ctx, parse(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after importing a and b")
+
+	for _, r := range im.ImportBatch(ctx, []*narration.Document{parse(docE), parse(docD)}) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	check("after a batch of e and d")
+
+	newA := strings.Replace(docA, "Badr came before Uhud.", "Badr, they say, came before Uhud.", 1)
+	newA = strings.Replace(newA, `evidence: "Badr came before Uhud"`, `evidence: "came before Uhud"`, 1)
+	newA = strings.Replace(newA, "aliases: [al-Siddiq]", "aliases: [al-Siddiq, Atiq]", 1)
+	if _, err := im.Import(ctx, parse(newA)); err != nil {
+		t.Fatal(err)
+	}
+	check("after a new version of a")
+
+	if _, err := im.Merge(ctx, "person:umar", "person:al-faruq"); err != nil {
+		t.Fatal(err)
+	}
+	check("after merging person:al-faruq into person:umar")
+
+	if err := im.Delete(ctx, "narration:b"); err != nil {
+		t.Fatal(err)
+	}
+	check("after deleting b")
+
+	verse := athar.Quad{Subject: athar.ID("verse:8:67").IRI(), Predicate: athar.RDFSComment, Object: athar.Term{Literal: "a verse", Lang: "en"}, Label: athar.QuranGraph.IRI()}
+	if err := st.Apply(ctx, athar.Changeset{Narration: athar.QuranGraph, Add: []athar.Quad{verse}}); err != nil {
+		t.Fatal(err)
+	}
+	check("after adding to the Qur'an graph")
+
+	if err := st.Apply(ctx, athar.Changeset{Narration: athar.QuranGraph, Remove: []athar.Quad{verse}}); err != nil {
+		t.Fatal(err)
+	}
+	check("after emptying the Qur'an graph")
 }

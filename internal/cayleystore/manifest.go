@@ -1,0 +1,687 @@
+package cayleystore
+
+// The manifest: each label's quads, kept beside Cayley.
+//
+// Cayley's KV backend has no label index, so finding a narration's quads (re-import, delete,
+// merge, restore) would scan the whole store. The manifest maps every label (a narration's
+// IRI, or a reserved graph) to the quads it labels, so NarrationQuads reads one entry.
+//
+// It is derived, never a second source of truth: Apply updates it from the same deltas it
+// gives Cayley, and it is rebuilt from Cayley whenever it may disagree. On bbolt it lives in
+// the store's own file, in two buckets of its own (Cayley's are "meta", "log", its quad
+// indexes -- one to four letters of s, p, o, c -- and the three-byte "v.."/"n.." value
+// buckets): manifestBucket (label -> entry) and pendingBucket (labels whose entry may be
+// stale). Cayley's ApplyDeltas commits in its own bbolt transaction, so Apply writes the
+// manifest in two more, around it:
+//
+//  1. mark every label the deltas touch as pending, and commit;
+//  2. Cayley's transaction;
+//  3. write those labels' new entries and clear their marks, in one transaction.
+//
+// A crash before 3 commits leaves the labels marked; Open rebuilds the entries of every
+// marked label from one scan of the store, and until then NarrationQuads answers a marked
+// label by scanning, so a stale entry is never read. A missing manifest bucket (a store
+// made before the manifest existed) or a full rebuild cut short (rebuildAllKey still
+// marked) makes Open build the whole manifest in one scan.
+//
+// memstore keeps the same two buckets in maps, with the same protocol.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/kv"
+	"github.com/cayleygraph/cayley/graph/proto"
+	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/pquads"
+	bolt "go.etcd.io/bbolt"
+)
+
+const (
+	manifestBucket = "athar.manifest"
+	pendingBucket  = "athar.manifest.pending"
+	// rebuildAllKey, marked pending, means a whole rebuild was started and not finished.
+	// No label is a single zero byte.
+	rebuildAllKey = "\x00"
+)
+
+// manifestTx is one transaction on the manifest's buckets. Values from get are valid only
+// inside the transaction.
+type manifestTx interface {
+	get(bucket, key string) []byte
+	put(bucket, key string, v []byte) error
+	del(bucket, key string) error
+	keys(bucket string) []string
+	exists(bucket string) bool
+	// reset drops both buckets and creates them empty.
+	reset() error
+}
+
+// manifestKV is where the manifest is kept.
+type manifestKV interface {
+	view(fn func(manifestTx) error) error
+	update(fn func(manifestTx) error) error
+}
+
+// boltManifest keeps the manifest in the bbolt file Cayley's store lives in.
+type boltManifest struct{ db *bolt.DB }
+
+func (m boltManifest) view(fn func(manifestTx) error) error {
+	return m.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+func (m boltManifest) update(fn func(manifestTx) error) error {
+	return m.db.Update(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+}
+
+type boltTx struct{ tx *bolt.Tx }
+
+func (t boltTx) get(bucket, key string) []byte {
+	if b := t.tx.Bucket([]byte(bucket)); b != nil {
+		return b.Get([]byte(key))
+	}
+	return nil
+}
+
+func (t boltTx) put(bucket, key string, v []byte) error {
+	b, err := t.tx.CreateBucketIfNotExists([]byte(bucket))
+	if err != nil {
+		return err
+	}
+	return b.Put([]byte(key), v)
+}
+
+func (t boltTx) del(bucket, key string) error {
+	if b := t.tx.Bucket([]byte(bucket)); b != nil {
+		return b.Delete([]byte(key))
+	}
+	return nil
+}
+
+func (t boltTx) keys(bucket string) []string {
+	var out []string
+	if b := t.tx.Bucket([]byte(bucket)); b != nil {
+		_ = b.ForEach(func(k, _ []byte) error {
+			out = append(out, string(k))
+			return nil
+		})
+	}
+	return out
+}
+
+func (t boltTx) exists(bucket string) bool { return t.tx.Bucket([]byte(bucket)) != nil }
+
+func (t boltTx) reset() error {
+	for _, name := range []string{manifestBucket, pendingBucket} {
+		if err := t.tx.DeleteBucket([]byte(name)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			return err
+		}
+		if _, err := t.tx.CreateBucket([]byte(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// memManifest keeps the manifest in maps, for memstore. Callers hold the store's lock
+// (the write lock for update); no write can fail halfway, so update needs no rollback.
+type memManifest map[string]map[string][]byte
+
+func newMemManifest() memManifest {
+	return memManifest{manifestBucket: {}, pendingBucket: {}}
+}
+
+func (m memManifest) view(fn func(manifestTx) error) error   { return fn(m) }
+func (m memManifest) update(fn func(manifestTx) error) error { return fn(m) }
+
+func (m memManifest) get(bucket, key string) []byte { return m[bucket][key] }
+
+func (m memManifest) put(bucket, key string, v []byte) error {
+	if m[bucket] == nil {
+		m[bucket] = map[string][]byte{}
+	}
+	m[bucket][key] = append([]byte(nil), v...)
+	return nil
+}
+
+func (m memManifest) del(bucket, key string) error {
+	delete(m[bucket], key)
+	return nil
+}
+
+func (m memManifest) keys(bucket string) []string {
+	out := make([]string, 0, len(m[bucket]))
+	for k := range m[bucket] {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (m memManifest) exists(bucket string) bool { return m[bucket] != nil }
+
+func (m memManifest) reset() error {
+	m[manifestBucket], m[pendingBucket] = map[string][]byte{}, map[string][]byte{}
+	return nil
+}
+
+// An entry is a label's quads without their label: a sorted run of records, each a uvarint
+// length and a payload naming the quad's subject, predicate and object. On the KV backends
+// the payload is the three terms' node ids (uvarints): about ten bytes a quad, read back
+// through the node cache in one batch (see nodes.go), and taken straight from Cayley's
+// index entries when rebuilding, with no term read at all. A node id names one value for
+// as long as the node exists, so the ids of a stored quad's terms are stable. memstore's
+// payload is the three values themselves (pquads). Sorted records make an entry the same
+// bytes whether Apply or a rebuild wrote it.
+
+// splitRecords splits an entry into its records.
+func splitRecords(entry []byte) ([]string, error) {
+	var out []string
+	for len(entry) > 0 {
+		l, k := binary.Uvarint(entry)
+		if k <= 0 || uint64(len(entry)-k) < l {
+			return nil, errors.New("corrupt manifest entry")
+		}
+		out = append(out, string(entry[:k+int(l)]))
+		entry = entry[k+int(l):]
+	}
+	return out, nil
+}
+
+func joinRecords(recs []string) []byte {
+	n := 0
+	for _, r := range recs {
+		n += len(r)
+	}
+	out := make([]byte, 0, n)
+	for _, r := range recs {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// idRecord is the record of a quad stored by the KV backends, from its terms' node ids.
+func idRecord(s, p, o uint64) string {
+	var buf [1 + 3*binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(buf[1:], s)
+	n += binary.PutUvarint(buf[1+n:], p)
+	n += binary.PutUvarint(buf[1+n:], o)
+	buf[0] = byte(n) // < 128: a one-byte uvarint
+	return string(buf[:1+n])
+}
+
+// valueRecord is the record of a quad for memstore, from its values.
+func valueRecord(q quad.Quad) (string, error) {
+	var payload []byte
+	for _, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
+		b, err := pquads.MarshalValue(v)
+		if err != nil {
+			return "", fmt.Errorf("encode %v: %w", v, err)
+		}
+		payload = binary.AppendUvarint(payload, uint64(len(b)))
+		payload = append(payload, b...)
+	}
+	return string(binary.AppendUvarint(nil, uint64(len(payload)))) + string(payload), nil
+}
+
+// recordsOf returns the records of quads as the store holds them now, and whether each
+// quad's terms all exist (on the KV backends: a quad with a term the store lacks is not
+// stored). Callers hold the write lock.
+func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad) ([]string, []bool, error) {
+	recs := make([]string, len(qs))
+	found := make([]bool, len(qs))
+	kqs, ok := s.qs.(*kv.QuadStore)
+	if !ok {
+		for i, q := range qs {
+			r, err := valueRecord(q)
+			if err != nil {
+				return nil, nil, err
+			}
+			recs[i], found[i] = r, true
+		}
+		return recs, found, nil
+	}
+	at := map[quad.Value]int{}
+	var vals []quad.Value
+	for _, q := range qs {
+		for _, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
+			if _, ok := at[v]; !ok {
+				at[v] = len(vals)
+				vals = append(vals, v)
+			}
+		}
+	}
+	refs, err := kqs.RefsOf(ctx, vals)
+	if err != nil {
+		return nil, nil, fmt.Errorf("look up %d terms: %w", len(vals), err)
+	}
+	ids := make([]uint64, len(refs))
+	for i, r := range refs {
+		if id, ok := r.(kv.Int64Value); ok && id > 0 {
+			ids[i] = uint64(id)
+			s.nodes.Add(ids[i], vals[i])
+		}
+	}
+	for i, q := range qs {
+		si, pi, oi := ids[at[q.Subject]], ids[at[q.Predicate]], ids[at[q.Object]]
+		if si != 0 && pi != 0 && oi != 0 {
+			recs[i], found[i] = idRecord(si, pi, oi), true
+		}
+	}
+	return recs, found, nil
+}
+
+// decodeEntry returns the quads of an entry, labelled. Callers hold a lock.
+func (s *Store) decodeEntry(ctx context.Context, label string, entry []byte) ([]quad.Quad, error) {
+	recs, err := splitRecords(entry)
+	if err != nil {
+		return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
+	}
+	kqs, isKV := s.qs.(*kv.QuadStore)
+	if !isKV {
+		out := make([]quad.Quad, len(recs))
+		for i, r := range recs {
+			var vals [3]quad.Value
+			_, k := binary.Uvarint([]byte(r))
+			b := []byte(r[k:])
+			for j := range vals {
+				l, k := binary.Uvarint(b)
+				if k <= 0 || uint64(len(b)-k) < l {
+					return nil, fmt.Errorf("manifest entry of %s is corrupt", label)
+				}
+				if vals[j], err = pquads.UnmarshalValue(b[k : k+int(l)]); err != nil {
+					return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
+				}
+				b = b[k+int(l):]
+			}
+			out[i] = quad.Quad{Subject: vals[0], Predicate: vals[1], Object: vals[2], Label: quad.IRI(label)}
+		}
+		return out, nil
+	}
+	ids := make([]uint64, 0, 3*len(recs))
+	for _, r := range recs {
+		b := []byte(r)
+		_, k := binary.Uvarint(b)
+		b = b[k:]
+		for j := 0; j < 3; j++ {
+			id, k := binary.Uvarint(b)
+			if k <= 0 || id == 0 {
+				return nil, fmt.Errorf("manifest entry of %s is corrupt", label)
+			}
+			ids = append(ids, id)
+			b = b[k:]
+		}
+	}
+	vals, err := s.values(ctx, kqs, ids)
+	if err != nil {
+		return nil, fmt.Errorf("manifest entry of %s: %w", label, err)
+	}
+	out := make([]quad.Quad, len(recs))
+	for i := range out {
+		out[i] = quad.Quad{Subject: vals[3*i], Predicate: vals[3*i+1], Object: vals[3*i+2], Label: quad.IRI(label)}
+	}
+	return out, nil
+}
+
+// labelOf is the manifest key of a quad: its label, or "" for quads the manifest does not
+// keep (no label; the pins, which live inside one Apply).
+func labelOf(q quad.Quad) string {
+	return keptLabel(iriOf(q.Label))
+}
+
+func keptLabel(l string) string {
+	if l == pinIRI {
+		return ""
+	}
+	return l
+}
+
+// manifestChange is what one Apply does to the manifest: per label, the quads added and
+// removed, then their records.
+type manifestChange struct {
+	labels      []string // sorted
+	add, remove map[string][]quad.Quad
+	// both lists the labels where one quad is both added and removed: Cayley's net effect
+	// is then not worth guessing, so those entries are rebuilt from the store.
+	both map[string]bool
+	// The records of the quads removed (looked up before Cayley's commit, while their
+	// terms still exist; a quad whose terms do not all exist was not stored) and added
+	// (after it, once the new terms have ids).
+	addRecs, removeRecs map[string][]string
+}
+
+func newManifestChange(deltas []graph.Delta) *manifestChange {
+	c := &manifestChange{add: map[string][]quad.Quad{}, remove: map[string][]quad.Quad{}, both: map[string]bool{}}
+	seen := map[string]bool{}
+	for _, d := range deltas {
+		l := labelOf(d.Quad)
+		if l == "" {
+			continue
+		}
+		if !seen[l] {
+			seen[l] = true
+			c.labels = append(c.labels, l)
+		}
+		if d.Action == graph.Add {
+			c.add[l] = append(c.add[l], d.Quad)
+		} else {
+			c.remove[l] = append(c.remove[l], d.Quad)
+		}
+	}
+	sort.Strings(c.labels)
+	for _, l := range c.labels {
+		if len(c.add[l]) == 0 || len(c.remove[l]) == 0 {
+			continue
+		}
+		added := make(map[quad.Quad]bool, len(c.add[l]))
+		for _, q := range c.add[l] {
+			added[q] = true
+		}
+		for _, q := range c.remove[l] {
+			if added[q] {
+				c.both[l] = true
+				break
+			}
+		}
+	}
+	return c
+}
+
+// records looks up the records of the quads of one side of the change (see addRecs).
+func (s *Store) records(ctx context.Context, c *manifestChange, side map[string][]quad.Quad) (map[string][]string, error) {
+	var all []quad.Quad
+	for _, l := range c.labels {
+		all = append(all, side[l]...)
+	}
+	recs, found, err := s.recordsOf(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	i := 0
+	for _, l := range c.labels {
+		for range side[l] {
+			if found[i] {
+				out[l] = append(out[l], recs[i])
+			}
+			i++
+		}
+	}
+	return out, nil
+}
+
+// markPending marks the labels pending before Cayley's commit. It returns the labels that
+// were already marked (a failed earlier update): their entries cannot be updated
+// incrementally and are rebuilt after the commit.
+func (s *Store) markPending(labels []string) (stale []string, err error) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	err = s.man.update(func(tx manifestTx) error {
+		stale = stale[:0]
+		for _, l := range labels {
+			if tx.get(pendingBucket, l) != nil {
+				stale = append(stale, l)
+				continue
+			}
+			if err := tx.put(pendingBucket, l, []byte{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("manifest: mark %d narration(s) pending: %w", len(labels), err)
+	}
+	return stale, nil
+}
+
+// clearPending unmarks labels whose entries are right (Cayley's commit failed, so nothing
+// changed). A failure leaves them marked, which is safe.
+func (s *Store) clearPending(labels []string) {
+	if len(labels) == 0 {
+		return
+	}
+	_ = s.man.update(func(tx manifestTx) error {
+		for _, l := range labels {
+			if err := tx.del(pendingBucket, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// commitManifest writes the entries of the labels c touched, after Cayley's commit, and
+// clears their marks; labels in skip are left marked for rebuildLabels. Callers hold the
+// write lock.
+func (s *Store) commitManifest(c *manifestChange, skip map[string]bool) error {
+	if len(c.labels) == len(skip) {
+		return nil
+	}
+	return s.man.update(func(tx manifestTx) error {
+		for _, l := range c.labels {
+			if skip[l] {
+				continue
+			}
+			old, err := splitRecords(tx.get(manifestBucket, l))
+			if err != nil {
+				return fmt.Errorf("%s: %w", l, err)
+			}
+			set := make(map[string]bool, len(old)+len(c.addRecs[l]))
+			for _, r := range old {
+				set[r] = true
+			}
+			// Cayley's KV backend applies a transaction's additions before its removals.
+			for _, r := range c.addRecs[l] {
+				set[r] = true
+			}
+			for _, r := range c.removeRecs[l] {
+				delete(set, r)
+			}
+			if err := putEntry(tx, l, set); err != nil {
+				return err
+			}
+			if err := tx.del(pendingBucket, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func putEntry(tx manifestTx, label string, set map[string]bool) error {
+	if len(set) == 0 {
+		return tx.del(manifestBucket, label)
+	}
+	recs := make([]string, 0, len(set))
+	for r := range set {
+		recs = append(recs, r)
+	}
+	sort.Strings(recs)
+	return tx.put(manifestBucket, label, joinRecords(recs))
+}
+
+// openManifest checks the manifest when a store opens: it builds it whole when it is
+// missing or a whole rebuild was cut short, and rebuilds the entries of labels left pending
+// by a crash.
+func (s *Store) openManifest(ctx context.Context) error {
+	var whole bool
+	var pending []string
+	err := s.man.view(func(tx manifestTx) error {
+		whole = !tx.exists(manifestBucket) || tx.get(pendingBucket, rebuildAllKey) != nil
+		pending = tx.keys(pendingBucket)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if whole {
+		return s.rebuildManifest(ctx)
+	}
+	if len(pending) > 0 {
+		return s.rebuildLabels(ctx, pending)
+	}
+	return nil
+}
+
+// rebuildManifest builds the whole manifest from one scan of the store. bbolt must not
+// write while a read transaction is open in the same goroutine (a write may need to remap
+// the file), so the entries are gathered during the scan -- the manifest's size in memory,
+// once -- and written after it, a few megabytes per transaction. Until it finishes,
+// rebuildAllKey stays marked and the next Open starts again.
+func (s *Store) rebuildManifest(ctx context.Context) error {
+	err := s.man.update(func(tx manifestTx) error {
+		if err := tx.reset(); err != nil {
+			return err
+		}
+		return tx.put(pendingBucket, rebuildAllKey, []byte{})
+	})
+	if err != nil {
+		return fmt.Errorf("manifest: rebuild: %w", err)
+	}
+	entries := map[string][]string{}
+	err = s.scanRecords(ctx, nil, func(label, rec string) error {
+		entries[label] = append(entries[label], rec)
+		return nil
+	})
+	labels := make([]string, 0, len(entries))
+	for l := range entries {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for len(labels) > 0 && err == nil {
+		err = s.man.update(func(tx manifestTx) error {
+			size := 0
+			for len(labels) > 0 && size < 8<<20 {
+				l := labels[0]
+				recs := entries[l]
+				sort.Strings(recs)
+				entry := joinRecords(recs)
+				if err := tx.put(manifestBucket, l, entry); err != nil {
+					return err
+				}
+				size += len(entry)
+				delete(entries, l)
+				labels = labels[1:]
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = s.man.update(func(tx manifestTx) error { return tx.del(pendingBucket, rebuildAllKey) })
+	}
+	if err != nil {
+		return fmt.Errorf("manifest: rebuild: %w", err)
+	}
+	return nil
+}
+
+// rebuildLabels rebuilds the entries of the labels from one scan of the store and clears
+// their marks. Callers hold the write lock (or own the store, at Open).
+func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
+	want := map[string]bool{}
+	for _, l := range labels {
+		if l != rebuildAllKey {
+			want[l] = true
+		}
+	}
+	sets := map[string]map[string]bool{}
+	err := s.scanRecords(ctx, want, func(label, rec string) error {
+		if sets[label] == nil {
+			sets[label] = map[string]bool{}
+		}
+		sets[label][rec] = true
+		return nil
+	})
+	if err == nil {
+		err = s.man.update(func(tx manifestTx) error {
+			for l := range want {
+				if err := putEntry(tx, l, sets[l]); err != nil {
+					return err
+				}
+				if err := tx.del(pendingBucket, l); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("manifest: rebuild %d narration(s): %w", len(want), err)
+	}
+	return nil
+}
+
+// scanRecords reads every quad of the store once and calls fn with the label and record
+// of each quad the manifest keeps -- only of quads with one of the labels, when given. On
+// the KV backends it reads Cayley's quad entries only, never a term but the labels. It
+// counts as one full scan. Callers hold a lock (or own the store).
+func (s *Store) scanRecords(ctx context.Context, labels map[string]bool, fn func(label, rec string) error) error {
+	s.fullScans.Add(1)
+	kqs, ok := s.qs.(*kv.QuadStore)
+	if !ok {
+		return each(ctx, s.qs.QuadsAllIterator(), func(r graph.Ref) error {
+			q, err := s.qs.Quad(r)
+			if err != nil {
+				return err
+			}
+			l := labelOf(q)
+			if l == "" || (labels != nil && !labels[l]) {
+				return nil
+			}
+			rec, err := valueRecord(q)
+			if err != nil {
+				return err
+			}
+			return fn(l, rec)
+		})
+	}
+	// The label of each label node id met, "" for those not wanted.
+	names := map[uint64]string{}
+	if labels != nil {
+		for l := range labels {
+			id, err := nodeID(kqs, quad.IRI(l))
+			if err != nil {
+				return err
+			}
+			if id != 0 {
+				names[id] = l
+			}
+		}
+		if len(names) == 0 {
+			return nil
+		}
+	}
+	return each(ctx, kqs.QuadsAllIterator(), func(r graph.Ref) error {
+		p, ok := r.(*proto.Primitive)
+		if !ok {
+			return fmt.Errorf("unexpected KV quad ref %T", r)
+		}
+		l, known := names[p.Label]
+		if !known {
+			if labels != nil || p.Label == 0 {
+				return nil
+			}
+			vals, err := s.values(ctx, kqs, []uint64{p.Label})
+			if err != nil {
+				return err
+			}
+			l = keptLabel(iriOf(vals[0]))
+			names[p.Label] = l
+		}
+		if l == "" {
+			return nil
+		}
+		return fn(l, idRecord(p.Subject, p.Predicate, p.Object))
+	})
+}
+
+// FullScans returns how many times the store has read every quad it holds since it was
+// opened: exports (Quads), manifest rebuilds, and narrations read while their manifest
+// entry was pending. Re-importing or deleting a narration should not add to it.
+func (s *Store) FullScans() int64 { return s.fullScans.Load() }

@@ -1,0 +1,294 @@
+package cayleystore
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/cayleygraph/cayley/graph"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+func mquad(n, s, p string, o athar.Term) athar.Quad {
+	return athar.Quad{Subject: athar.ID(s).IRI(), Predicate: athar.VocabBase + p, Object: o, Label: athar.ID(n).IRI()}
+}
+
+// manifestFixture is three narrations sharing terms, and a change to them: a new version of
+// n1, the deletion of n2 and a first import of n4.
+var (
+	fixtureBase = []athar.Changeset{
+		{Narration: "narration:n1", Add: []athar.Quad{
+			mquad("narration:n1", "person:a", "advises", athar.IRITerm(athar.ID("concept:c").IRI())),
+			mquad("narration:n1", "person:a", "name", athar.Term{Literal: "عمر", Lang: "ar"}),
+			mquad("narration:n1", "event:e", "killedCount", athar.Term{Literal: "70", Datatype: athar.XSDInteger}),
+		}},
+		{Narration: "narration:n2", Add: []athar.Quad{
+			mquad("narration:n2", "person:a", "advises", athar.IRITerm(athar.ID("concept:c").IRI())),
+			mquad("narration:n2", "person:b", "name", athar.StringTerm("b")),
+		}},
+		{Narration: "narration:n3", Add: []athar.Quad{
+			mquad("narration:n3", "person:b", "name", athar.StringTerm("b")),
+		}},
+	}
+	fixtureChange = []athar.Changeset{
+		{Narration: "narration:n1",
+			Remove: fixtureBase[0].Add[2:],
+			Add:    []athar.Quad{mquad("narration:n1", "event:e", "killedCount", athar.Term{Literal: "71", Datatype: athar.XSDInteger})}},
+		{Narration: "narration:n2", Remove: fixtureBase[1].Add},
+		{Narration: "narration:n4", Add: []athar.Quad{mquad("narration:n4", "person:d", "name", athar.StringTerm("d"))}},
+	}
+	fixtureLabels = []athar.ID{"narration:n1", "narration:n2", "narration:n3", "narration:n4", "narration:none"}
+)
+
+func openBbolt(t *testing.T, dir string) *Store {
+	t.Helper()
+	st, err := Open("bbolt:"+dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// editBolt runs fn on the closed store's bbolt file, as a crash or an older version would
+// have left it.
+func editBolt(t *testing.T, dir string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "indexes.bolt"), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dumpManifest returns the manifest's buckets of a closed store.
+func dumpManifest(t *testing.T, dir string) (entries map[string]string, pending []string) {
+	t.Helper()
+	entries = map[string]string{}
+	editBolt(t, dir, func(tx *bolt.Tx) error {
+		if b := tx.Bucket([]byte(manifestBucket)); b != nil {
+			b.ForEach(func(k, v []byte) error { entries[string(k)] = string(v); return nil })
+		} else {
+			entries = nil
+		}
+		if b := tx.Bucket([]byte(pendingBucket)); b != nil {
+			b.ForEach(func(k, _ []byte) error { pending = append(pending, string(k)); return nil })
+		}
+		return nil
+	})
+	return entries, pending
+}
+
+// checkAgainstScan compares NarrationQuads of each label with a scan of the store.
+func checkAgainstScan(t *testing.T, st *Store) {
+	t.Helper()
+	ctx := context.Background()
+	byLabel := map[string][]string{}
+	if err := st.Quads(ctx, func(q athar.Quad) error {
+		byLabel[q.Label] = append(byLabel[q.Label], q.Key())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range fixtureLabels {
+		got, err := st.NarrationQuads(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g []string
+		for _, q := range got {
+			g = append(g, q.Key())
+		}
+		want := byLabel[id.IRI()]
+		sort.Strings(g)
+		sort.Strings(want)
+		if !reflect.DeepEqual(g, want) {
+			t.Errorf("NarrationQuads(%s) = %v, a scan finds %v", id, g, want)
+		}
+	}
+}
+
+// crashAfterCayleyCommit does what Apply does up to Cayley's commit, and stops: what a
+// crash right after it leaves.
+func crashAfterCayleyCommit(t *testing.T, st *Store, cs []athar.Changeset) {
+	t.Helper()
+	tx := graph.NewTransaction()
+	for _, c := range cs {
+		for _, q := range c.Remove {
+			tx.RemoveQuad(toQuad(q))
+		}
+		for _, q := range c.Add {
+			tx.AddQuad(toQuad(q))
+		}
+	}
+	change := newManifestChange(tx.Deltas)
+	if _, err := st.markPending(change.labels); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pinsFor(tx.Deltas) {
+		tx.AddQuad(p)
+	}
+	if err := st.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestManifestIsRebuiltAtOpen: whatever state a crash or an older version left the manifest
+// in, Open rebuilds it from the store -- in one scan, and to exactly what Apply would have
+// written -- and a manifest in step costs no scan at all.
+func TestManifestIsRebuiltAtOpen(t *testing.T) {
+	cases := []struct {
+		name   string
+		break_ func(t *testing.T, st *Store, dir string)
+		scans  int64 // full scans Open makes
+	}{
+		{"in step", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(context.Background(), fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+		}, 0},
+		{"crash between Cayley's commit and the manifest's", func(t *testing.T, st *Store, dir string) {
+			crashAfterCayleyCommit(t, st, fixtureChange)
+			if _, pending := dumpManifest(t, dir); len(pending) != 3 {
+				t.Fatalf("the crash left %d pending narrations, want 3", len(pending))
+			}
+		}, 1},
+		{"store made before the manifest", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(context.Background(), fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				if err := tx.DeleteBucket([]byte(manifestBucket)); err != nil {
+					return err
+				}
+				return tx.DeleteBucket([]byte(pendingBucket))
+			})
+		}, 1},
+		{"whole rebuild cut short", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(context.Background(), fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				m := tx.Bucket([]byte(manifestBucket))
+				if err := m.Delete([]byte(athar.ID("narration:n1").IRI())); err != nil {
+					return err
+				}
+				if err := m.Put([]byte(athar.ID("narration:n9").IRI()), []byte("partial")); err != nil {
+					return err
+				}
+				return tx.Bucket([]byte(pendingBucket)).Put([]byte(rebuildAllKey), []byte{})
+			})
+		}, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// The reference: the same writes through Apply, never interrupted.
+			ref := t.TempDir()
+			st := openBbolt(t, ref)
+			if err := st.Apply(context.Background(), fixtureBase...); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Apply(context.Background(), fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			want, _ := dumpManifest(t, ref)
+
+			dir := t.TempDir()
+			st = openBbolt(t, dir)
+			if err := st.Apply(context.Background(), fixtureBase...); err != nil {
+				t.Fatal(err)
+			}
+			tc.break_(t, st, dir)
+
+			st = openBbolt(t, dir)
+			if n := st.FullScans(); n != tc.scans {
+				t.Errorf("Open made %d full scans, want %d", n, tc.scans)
+			}
+			checkAgainstScan(t, st)
+			st.Close()
+			got, pending := dumpManifest(t, dir)
+			if len(pending) != 0 {
+				t.Errorf("still pending after Open: %q", pending)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("manifest after Open differs from the one Apply keeps:\ngot  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestNarrationQuadsReadsNoScan: reading, re-importing and deleting a narration reads its
+// manifest entry, never the whole store.
+func TestNarrationQuadsReadsNoScan(t *testing.T) {
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		st, err := Open(spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := st.Apply(ctx, fixtureBase...); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range fixtureLabels {
+			if _, err := st.NarrationQuads(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Apply(ctx, fixtureChange...); err != nil {
+			t.Fatal(err)
+		}
+		if n := st.FullScans(); n != 0 {
+			t.Errorf("%s: %d full scans, want none", spec, n)
+		}
+		checkAgainstScan(t, st)
+		if n := st.FullScans(); n != 1 {
+			t.Errorf("%s: Quads counted %d full scans, want 1", spec, n)
+		}
+		st.Close()
+	}
+}
+
+// TestPendingNarrationIsReadByScan: while an entry is pending (its update failed after
+// Cayley's commit), NarrationQuads does not trust it; the next Apply of the narration
+// rebuilds it.
+func TestPendingNarrationIsReadByScan(t *testing.T) {
+	st := openBbolt(t, t.TempDir())
+	defer st.Close()
+	ctx := context.Background()
+	if err := st.Apply(ctx, fixtureBase...); err != nil {
+		t.Fatal(err)
+	}
+	// A stale entry, marked pending, as a failed manifest update leaves it.
+	n1 := athar.ID("narration:n1").IRI()
+	if err := st.man.update(func(tx manifestTx) error {
+		if err := tx.put(pendingBucket, n1, []byte{}); err != nil {
+			return err
+		}
+		return tx.put(manifestBucket, n1, []byte{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstScan(t, st)
+	if err := st.Apply(ctx, fixtureChange[0]); err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstScan(t, st)
+	var pending []string
+	st.man.view(func(tx manifestTx) error { pending = tx.keys(pendingBucket); return nil })
+	if len(pending) != 0 {
+		t.Errorf("still pending after an Apply of it: %q", pending)
+	}
+}
