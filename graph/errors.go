@@ -39,8 +39,11 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 		return p.with(gqlErr, string(athar.Invalid), ve.Error(), map[string]any{"problems": problems})
 	case isAtharError(err):
 		code := athar.ErrorCode(err)
-		if code == athar.Internal {
+		switch code {
+		case athar.Internal:
 			return p.internal(ctx, gqlErr, err)
+		case athar.Unavailable:
+			flagUnavailable(ctx) // answered with 503 (retryWriter)
 		}
 		return p.with(gqlErr, string(code), athar.ErrorMessage(err), nil)
 	case errors.Is(err, graphql.ErrInvalidNull):

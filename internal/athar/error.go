@@ -17,6 +17,14 @@ const (
 	Conflict        Code = "CONFLICT"
 	Unauthenticated Code = "UNAUTHENTICATED"
 	Internal        Code = "INTERNAL"
+	// Unavailable: what the operation needs is out of reach for now (the database holding
+	// the log, or a replica still catching up with it). Nothing was changed by the failed
+	// attempt unless the message says otherwise; the client may retry, later or elsewhere.
+	Unavailable Code = "UNAVAILABLE"
+	// TooLarge and UnsupportedMediaType are refusals of an HTTP request as a whole: its
+	// body is over the limit, or of a type the endpoint does not read.
+	TooLarge             Code = "REQUEST_TOO_LARGE"
+	UnsupportedMediaType Code = "UNSUPPORTED_MEDIA_TYPE"
 )
 
 // Error is Athar's error: which operation failed, what kind of failure it is, and a message

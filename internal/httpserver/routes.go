@@ -172,6 +172,8 @@ func writeError(c *gin.Context, err error) {
 		status = http.StatusConflict
 	case athar.Unauthenticated:
 		status = http.StatusUnauthorized
+	case athar.Unavailable:
+		status = http.StatusServiceUnavailable
 	}
 	if status == http.StatusInternalServerError {
 		_ = c.Error(err)
