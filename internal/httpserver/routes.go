@@ -174,6 +174,10 @@ func writeError(c *gin.Context, err error) {
 		status = http.StatusUnauthorized
 	case athar.Unavailable:
 		status = http.StatusServiceUnavailable
+	case athar.TooLarge:
+		status = http.StatusRequestEntityTooLarge
+	case athar.UnsupportedMediaType:
+		status = http.StatusUnsupportedMediaType
 	}
 	if status == http.StatusInternalServerError {
 		_ = c.Error(err)
