@@ -42,10 +42,17 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 		return p.stopped(ctx, gqlErr, err)
 	case isAtharError(err):
 		code := athar.ErrorCode(err)
-		if code == athar.Internal {
+		switch code {
+		case athar.Internal:
 			return p.internal(ctx, gqlErr, err)
+		case athar.Unavailable:
+			flagUnavailable(ctx) // answered with 503 (retryWriter)
 		}
-		return p.with(gqlErr, string(code), athar.ErrorMessage(err), nil)
+		var extra map[string]any
+		if code.Retryable() {
+			extra = map[string]any{"retryable": true}
+		}
+		return p.with(gqlErr, string(code), athar.ErrorMessage(err), extra)
 	case errors.Is(err, graphql.ErrInvalidNull):
 		// A non-null field resolved to null: a bug on this side, not the client's.
 		return p.internal(ctx, gqlErr, err)

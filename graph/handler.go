@@ -125,8 +125,9 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), e.timeout)
 	defer cancel()
 	ctx = withLoaders(ctx, newLoaders(e.store))
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if !readBody(w, r) {
+		return
 	}
-	e.gql.ServeHTTP(w, r.WithContext(ctx))
+	ctx, unavailable := withUnavailableFlag(ctx)
+	e.gql.ServeHTTP(&retryWriter{ResponseWriter: w, unavailable: unavailable}, r.WithContext(ctx))
 }

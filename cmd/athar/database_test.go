@@ -126,20 +126,7 @@ func startReplicaProc(t *testing.T, bin, name, db, storeDir string) *replicaProc
 func (p *replicaProc) start() {
 	t := p.t
 	t.Helper()
-	addr := freeAddr(t)
-	p.base = "http://" + addr
-	p.out = &syncBuffer{}
-	p.cmd = exec.Command(p.bin, "serve", "--store", "bbolt:"+p.store, "--addr", addr, "--replica-name", p.name)
-	p.cmd.Env = append(os.Environ(), "ATHAR_DATABASE="+p.db, "ATHAR_TOKEN="+dbTestToken, "ATHAR_POLL_INTERVAL=100ms")
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.done = make(chan struct{})
-	go func(cmd *exec.Cmd, done chan struct{}) {
-		p.err = cmd.Wait()
-		close(done)
-	}(p.cmd, p.done)
+	p.launch()
 	deadline := time.Now().Add(replicaStartTimeout)
 	for {
 		if st, code := p.ready(); code == http.StatusOK && st.CaughtUp {
@@ -154,6 +141,26 @@ func (p *replicaProc) start() {
 			t.Fatalf("%s did not become ready:\n%s", p.name, p.out.String())
 		}
 	}
+}
+
+// launch starts the process without waiting for anything.
+func (p *replicaProc) launch() {
+	t := p.t
+	t.Helper()
+	addr := freeAddr(t)
+	p.base = "http://" + addr
+	p.out = &syncBuffer{}
+	p.cmd = exec.Command(p.bin, "serve", "--store", "bbolt:"+p.store, "--addr", addr, "--replica-name", p.name)
+	p.cmd.Env = append(os.Environ(), "ATHAR_DATABASE="+p.db, "ATHAR_TOKEN="+dbTestToken, "ATHAR_POLL_INTERVAL=100ms")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.done = make(chan struct{})
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		p.err = cmd.Wait()
+		close(done)
+	}(p.cmd, p.done)
 }
 
 // kill kills the process with SIGKILL: no shutdown at all.
@@ -488,4 +495,148 @@ func openedAt(t *testing.T, log string) int64 {
 	}
 	t.Fatalf("no \"replica opened\" in the replica's log:\n%s", log)
 	return 0
+}
+
+// pgControl returns a function that stops or starts the test cluster with pg_ctl (with the
+// options it was first started with), or skips (fails under CI) when the test was not told
+// where it is. The cluster is started again when the test ends, if the test left it down.
+func pgControl(t *testing.T) func(action string) {
+	t.Helper()
+	data, bin := os.Getenv("ATHAR_TEST_PGDATA"), os.Getenv("ATHAR_TEST_PGBIN")
+	if data == "" || bin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ATHAR_TEST_PGDATA and ATHAR_TEST_PGBIN are not set (.ci/postgres.sh exports them)")
+		}
+		t.Skip("ATHAR_TEST_PGDATA and ATHAR_TEST_PGBIN are not set: cannot stop the database")
+	}
+	// postmaster.opts holds the server's command line: "BIN" "-D" "DATA" "-p" "PORT" ...
+	b, err := os.ReadFile(filepath.Join(data, "postmaster.opts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts []string
+	fields := strings.Fields(string(b))
+	for i := 1; i < len(fields); i++ {
+		f := strings.Trim(fields[i], `"`)
+		if f == "-D" {
+			i++
+			continue
+		}
+		opts = append(opts, f)
+	}
+	down := false
+	ctl := func(action string) {
+		t.Helper()
+		args := []string{filepath.Join(bin, "pg_ctl"), "-D", data, "-l", filepath.Join(filepath.Dir(data), "server.log"), "-w", "-m", "fast", "-o", strings.Join(opts, " "), action}
+		if os.Geteuid() == 0 {
+			args = append([]string{"runuser", "-u", "postgres", "--"}, args...)
+		}
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("pg_ctl %s: %v\n%s", action, err, out)
+		}
+		down = action == "stop"
+	}
+	t.Cleanup(func() {
+		if down {
+			ctl("start")
+		}
+	})
+	return ctl
+}
+
+// postAt posts a GraphQL request and returns the response with its status and headers.
+func postAt(t *testing.T, base, query string, vars map[string]any) (gqlResponse, *http.Response) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+dbTestToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out gqlResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out, resp
+}
+
+// wantUnavailable checks that a write was refused as retryable: UNAVAILABLE, 503 with
+// Retry-After, and a message saying what is out of reach.
+func wantUnavailable(t *testing.T, what string, r gqlResponse, resp *http.Response, says string) {
+	t.Helper()
+	if code(r) != "UNAVAILABLE" || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("%s: %d %+v (Retry-After %q), want 503 UNAVAILABLE with Retry-After", what, resp.StatusCode, r.Errors, resp.Header.Get("Retry-After"))
+		return
+	}
+	t.Logf("%s: %d, Retry-After %s: %s", what, resp.StatusCode, resp.Header.Get("Retry-After"), r.Errors[0].Message)
+	if msg := r.Errors[0].Message; !strings.Contains(msg, says) || strings.Contains(msg, "127.0.0.1") {
+		t.Errorf("%s: message %q should say %q and not name the database's address", what, msg, says)
+	}
+}
+
+// TestReplicaWithoutDatabase: with PostgreSQL down, a replica answers queries from its
+// store and refuses writes as retryable; one started while it is down serves at once,
+// not ready, and catches up when it returns.
+func TestReplicaWithoutDatabase(t *testing.T) {
+	db := testDatabase(t)
+	pg := pgControl(t)
+	bin := buildAthar(t)
+	r1 := startReplicaProc(t, bin, "r1", db, filepath.Join(t.TempDir(), "r1"))
+	mustImport(t, r1.base, replicaDoc(1, 1))
+	const query = `{ narration(id: "narration:replica-1") { id } }`
+
+	pg("stop")
+	r, resp := postAt(t, r1.base, importMutation, map[string]any{"d": replicaDoc(2, 1)})
+	wantUnavailable(t, "an import with the database down", r, resp, "database holding the log is unreachable")
+	if q, err := graphQL(r1.base, query, nil); err != nil || get(q.Data, "narration", "id") != "narration:replica-1" {
+		t.Fatalf("a query with the database down: %v %+v", err, q)
+	}
+
+	// Restarted while the database is down: it listens at once.
+	r1.kill()
+	r1.launch()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(r1.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a replica started with the database down did not answer /healthz within 10 s:\n%s", r1.out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, code := r1.ready()
+	t.Logf("/readyz: %d %+v", code, st)
+	if code != http.StatusServiceUnavailable || !strings.Contains(st.Reason, "not connected to the database") || st.Position == 0 {
+		t.Errorf("/readyz with the database down: %d %+v, want 503 saying why, with the local position", code, st)
+	}
+	if q, err := graphQL(r1.base, query, nil); err != nil || get(q.Data, "narration", "id") != "narration:replica-1" {
+		t.Fatalf("a query to a replica started with the database down: %v %+v", err, q)
+	}
+	r, resp = postAt(t, r1.base, importMutation, map[string]any{"d": replicaDoc(2, 1)})
+	wantUnavailable(t, "an import to a replica started with the database down", r, resp, "cannot reach the database")
+
+	// The database returns: it connects, catches up and takes writes.
+	pg("start")
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		if st, code := r1.ready(); code == http.StatusOK && st.CaughtUp {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica did not become ready once the database returned:\n%s", r1.out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mustImport(t, r1.base, replicaDoc(2, 1))
+	if q, err := graphQL(r1.base, `{ narration(id: "narration:replica-2") { id } }`, nil); err != nil || get(q.Data, "narration", "id") != "narration:replica-2" {
+		t.Fatalf("the import after the database returned: %v %+v", err, q)
+	}
 }

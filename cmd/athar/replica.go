@@ -9,10 +9,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -105,57 +108,205 @@ func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge fu
 	return rep, db, nil
 }
 
-// servedReplica is serve's replica: it follows the log from follow until stop.
+// servedReplica is serve's replica. Queries are answered from the local store at once; the
+// replica connects to the database in the background, retrying for as long as it is
+// unreachable (/readyz says so meanwhile), then catches up and follows the log. Until it
+// has caught up, mutations get athar.Unavailable, which a client may retry.
 type servedReplica struct {
-	*replica.Replica
-	db     *pglog.DB
+	e        env
+	d        *databaseFlags
+	st       athar.Store // the local store, the replica's state included
+	local    athar.Store // st as queries read it
+	gauge    func(string, float64)
+	logger   *slog.Logger
+	onChange []func(athar.Changeset)
+	opened   int64 // the local store's position when serve started
+
+	rep    atomic.Pointer[replica.Replica] // set once connected and opened
+	fatal  chan error                      // an error no retry mends (another log's store, a bad URL)
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	mu      sync.Mutex
+	db      *pglog.DB
+	waiting error // why it is not connected yet
 }
 
-// startReplica opens serve's replica in st and logs the seeds if the log is empty. The
-// caller hooks the search index to it, then calls follow.
-func startReplica(ctx context.Context, e env, d *databaseFlags, st athar.Store, m *metrics.Metrics, logger *slog.Logger) (*servedReplica, error) {
-	rep, db, err := openReplica(ctx, d, st, m.Set, logger)
+var _ mutations = (*servedReplica)(nil)
+
+// newServedReplica returns serve's replica of the log d names, in st, not yet connected:
+// start connects it.
+func newServedReplica(ctx context.Context, e env, d *databaseFlags, st athar.Store, m *metrics.Metrics, logger *slog.Logger) (*servedReplica, error) {
+	pos, err := replica.Position(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	seeded, err := seedLog(ctx, rep, e)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("serve: %w", err)
-	}
-	if seeded {
-		logger.Info("empty log: logged the seeds")
-	}
-	return &servedReplica{Replica: rep, db: db}, nil
+	return &servedReplica{
+		e: e, d: d, st: st, local: replica.View(st), gauge: m.Set, logger: logger, opened: pos,
+		fatal: make(chan error, 1), waiting: errors.New("connecting"),
+	}, nil
 }
 
-// follow starts following the log in the background.
-func (s *servedReplica) follow(ctx context.Context) {
+// Store returns the local graph, for queries.
+func (s *servedReplica) Store() athar.Store { return s.local }
+
+// OnChange adds fn to the functions the replica calls with the changes it applies (see
+// replica.Replica.OnChange). Call it before start.
+func (s *servedReplica) OnChange(fn func(athar.Changeset)) { s.onChange = append(s.onChange, fn) }
+
+// start connects, opens the replica (logging the seeds if the log is empty) and follows
+// the log, in the background, until ctx is done or stop is called.
+func (s *servedReplica) start(ctx context.Context) {
 	ctx, s.cancel = context.WithCancel(ctx)
 	s.done = make(chan struct{})
 	go func() {
 		defer close(s.done)
-		_ = s.Run(ctx)
+		rep, err := s.connect(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.fatal <- err
+			}
+			return
+		}
+		_ = rep.Run(ctx)
 	}()
 }
 
-// stop stops following and closes the database connections.
+// failed returns the channel on which start reports an error it cannot retry (nil, never
+// ready, in the embedded mode).
+func (s *servedReplica) failed() <-chan error {
+	if s == nil {
+		return nil
+	}
+	return s.fatal
+}
+
+// connect opens the replica, retrying with backoff while the database is unreachable.
+func (s *servedReplica) connect(ctx context.Context) (*replica.Replica, error) {
+	wait, warned := 100*time.Millisecond, false
+	for {
+		err := s.open(ctx)
+		switch code := athar.ErrorCode(err); {
+		case err == nil:
+			return s.rep.Load(), nil
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case code == athar.Conflict || code == athar.Invalid:
+			return nil, err
+		}
+		s.mu.Lock()
+		s.waiting = err
+		s.mu.Unlock()
+		if !warned {
+			s.logger.Warn("the database is unreachable: serving queries from the local store and retrying", "position", s.opened, "err", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// open connects once (a quick check first, so that a database that is down is reported
+// as such at once), opens the replica and logs the seeds if the log is empty.
+func (s *servedReplica) open(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := pglog.Ping(pctx, s.d.url)
+	cancel()
+	if err != nil {
+		return err
+	}
+	rep, db, err := openReplica(ctx, s.d, s.st, s.gauge, s.logger)
+	if err != nil {
+		return err
+	}
+	for _, fn := range s.onChange {
+		rep.OnChange(fn)
+	}
+	seeded, err := seedLog(ctx, rep, s.e)
+	if err != nil {
+		db.Close()
+		return err
+	}
+	if seeded {
+		s.logger.Info("empty log: logged the seeds")
+	}
+	s.mu.Lock()
+	s.db, s.waiting = db, nil
+	s.mu.Unlock()
+	s.rep.Store(rep)
+	return nil
+}
+
+// writer returns the replica to write through, or why there is none yet.
+func (s *servedReplica) writer() (*replica.Replica, error) {
+	rep := s.rep.Load()
+	if rep == nil {
+		return nil, athar.Errorf(athar.Unavailable, "this replica cannot reach the database holding the log, so it takes no writes (it answers queries from its copy of the graph, at log entry %d); nothing was logged: retry later, or on a replica whose /readyz is ready", s.opened)
+	}
+	if st := rep.Status(); !st.CaughtUp && st.Error == "" {
+		return nil, athar.Errorf(athar.Unavailable, "this replica is catching up with the log (at entry %d of %d) and takes writes once it has; nothing was logged: retry later, or on a replica whose /readyz is ready", st.Position, st.Head)
+	}
+	return rep, nil
+}
+
+// Import implements mutations.
+func (s *servedReplica) Import(ctx context.Context, d *narration.Document) (narration.Result, error) {
+	rep, err := s.writer()
+	if err != nil {
+		return narration.Result{}, err
+	}
+	return rep.Import(ctx, d)
+}
+
+// Delete implements mutations.
+func (s *servedReplica) Delete(ctx context.Context, id athar.ID) error {
+	rep, err := s.writer()
+	if err != nil {
+		return err
+	}
+	return rep.Delete(ctx, id)
+}
+
+// Merge implements mutations.
+func (s *servedReplica) Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error) {
+	rep, err := s.writer()
+	if err != nil {
+		return narration.MergeResult{}, err
+	}
+	return rep.Merge(ctx, keep, remove)
+}
+
+// stop stops connecting or following and closes the database connections.
 func (s *servedReplica) stop() {
 	if s.cancel != nil {
 		s.cancel()
 		<-s.done
 	}
-	s.db.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db != nil {
+		s.db.Close()
+	}
 }
 
-// ready returns the readiness check for /readyz (nil in the embedded mode).
+// ready returns the readiness check for /readyz (nil in the embedded mode): not ready
+// while the database has not been reached, then as replica.Replica.Ready says.
 func (s *servedReplica) ready() func() error {
 	if s == nil {
 		return nil
 	}
-	return s.Ready
+	return func() error {
+		if rep := s.rep.Load(); rep != nil {
+			return rep.Ready()
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return fmt.Errorf("not connected to the database holding the log; queries are answered from the local store (at log entry %d), writes are refused, and it keeps retrying: %v", s.opened, s.waiting)
+	}
 }
 
 // readyStatus returns the replica's position, head and lag for /readyz (nil in the
@@ -165,7 +316,11 @@ func (s *servedReplica) readyStatus() func() map[string]any {
 		return nil
 	}
 	return func() map[string]any {
-		st := s.Status()
+		rep := s.rep.Load()
+		if rep == nil {
+			return map[string]any{"position": s.opened, "caught_up": false, "database": "unreachable"}
+		}
+		st := rep.Status()
 		out := map[string]any{"position": st.Position, "head": st.Head, "lag": st.Lag, "caught_up": st.CaughtUp}
 		if st.Error != "" {
 			out["replica_error"] = st.Error

@@ -50,11 +50,11 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	var writes mutations = im
 	var rep *servedReplica // the scale-out mode (replica.go)
 	if database.url != "" {
-		if rep, err = startReplica(ctx, e, database, st, m, logger); err != nil {
+		if rep, err = newServedReplica(ctx, e, database, st, m, logger); err != nil {
 			return err
 		}
 		defer rep.stop()
-		st, writes = rep.Store(), rep.Replica
+		st, writes = rep.Store(), rep
 	}
 
 	narrations, err := st.EntityIDs(ctx, athar.TypeNarration)
@@ -77,7 +77,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		return err
 	}
 	if rep != nil {
-		rep.follow(ctx)
+		rep.start(ctx) // connects in the background: queries are served meanwhile
 	}
 	h := httpserver.New(httpserver.Config{
 		GraphQL:     gql,
@@ -100,9 +100,13 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	logger.Info("listening", "addr", ln.Addr().String(), "store", *store)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	var failed error
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
+	case failed = <-rep.failed():
+		failed = fmt.Errorf("serve: %w", failed)
+		logger.Error("the replica cannot follow the log", "err", failed)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
@@ -114,7 +118,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return nil
+	return failed
 }
 
 // splitList splits a comma-separated list, dropping empty items.

@@ -217,18 +217,56 @@ func TestServeRefusesMutationsWithoutToken(t *testing.T) {
 	}
 }
 
+// refusal is the answer to a request refused as a whole: its status and its error's code.
+type refusal struct {
+	status  int
+	code    string
+	message string
+}
+
+func send(t *testing.T, base, contentType string, body io.Reader) refusal {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", body)
+	req.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		gqlResponse
+		Code string `json:"code"` // the shape of the HTTP server's own refusals
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	r := refusal{status: resp.StatusCode, code: out.Code}
+	if len(out.Errors) > 0 {
+		r.code, r.message = code(out.gqlResponse), out.Errors[0].Message
+	}
+	return r
+}
+
 func TestServeLimits(t *testing.T) {
 	base, stop := startServer(t, storeEnv(t))
 	defer stop()
 	big := bytes.Repeat([]byte("x"), 40<<20)
-	resp, err := http.Post(base+"/graphql", "application/json", bytes.NewReader(big))
-	if err != nil {
-		t.Fatal(err)
+	// With its length announced, and chunked (a reader of unknown length): both 413, coded.
+	for name, body := range map[string]io.Reader{
+		"40 MB body":         bytes.NewReader(big),
+		"chunked 40 MB body": io.MultiReader(bytes.NewReader(big)),
+	} {
+		if r := send(t, base, "application/json", body); r.status != http.StatusRequestEntityTooLarge || r.code != "REQUEST_TOO_LARGE" {
+			t.Errorf("%s: %+v, want 413 REQUEST_TOO_LARGE", name, r)
+		}
+	}
+	r := send(t, base, "text/plain", strings.NewReader(`{"query": "{ timeline { id } }"}`))
+	if r.status != http.StatusUnsupportedMediaType || r.code != "UNSUPPORTED_MEDIA_TYPE" || !strings.Contains(r.message, "application/json") {
+		t.Errorf("wrong Content-Type: %+v, want 415 UNSUPPORTED_MEDIA_TYPE naming application/json", r)
+	}
+	resp, err := http.Post(base+"/graphql", "application/json", strings.NewReader(`{"query": "{ timeline { id } }"}`))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a query after the refusals: %v", err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("40 MB body: %d, want 413", resp.StatusCode)
-	}
 	resp, err = http.Post(base+"/graphql", "application/json", strings.NewReader(`{"query": "{ timeline { id } }"`))
 	if err != nil {
 		t.Fatal(err)

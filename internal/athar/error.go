@@ -23,11 +23,21 @@ const (
 	// read cut short is never reported as an empty one). Both are retryable.
 	DeadlineExceeded Code = "DEADLINE_EXCEEDED"
 	Cancelled        Code = "CANCELLED"
+	// Unavailable: what the operation needs is out of reach for now (the database holding
+	// the log, or a replica still catching up with it). Nothing was changed by the failed
+	// attempt unless the message says otherwise; the client may retry, later or elsewhere.
+	Unavailable Code = "UNAVAILABLE"
+	// TooLarge and UnsupportedMediaType are refusals of an HTTP request as a whole: its
+	// body is over the limit, or of a type the endpoint does not read.
+	TooLarge             Code = "REQUEST_TOO_LARGE"
+	UnsupportedMediaType Code = "UNSUPPORTED_MEDIA_TYPE"
 )
 
 // Retryable reports whether a failure with this code says nothing about the request itself,
 // so that the same request may succeed when sent again.
-func (c Code) Retryable() bool { return c == DeadlineExceeded || c == Cancelled }
+func (c Code) Retryable() bool {
+	return c == DeadlineExceeded || c == Cancelled || c == Unavailable
+}
 
 // Stopped returns ctx's error, wrapped so that it says which operation it stopped, when ctx
 // is done, and nil otherwise. ErrorCode classifies it as DeadlineExceeded or Cancelled.

@@ -172,6 +172,12 @@ func writeError(c *gin.Context, err error) {
 		status = http.StatusConflict
 	case athar.Unauthenticated:
 		status = http.StatusUnauthorized
+	case athar.Unavailable:
+		status = http.StatusServiceUnavailable
+	case athar.TooLarge:
+		status = http.StatusRequestEntityTooLarge
+	case athar.UnsupportedMediaType:
+		status = http.StatusUnsupportedMediaType
 	}
 	if status == http.StatusInternalServerError {
 		_ = c.Error(err)

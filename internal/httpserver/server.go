@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -152,7 +153,7 @@ func recovery(l *slog.Logger) gin.HandlerFunc {
 func bodyLimit(max int64) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.Request.ContentLength > max {
-			c.AbortWithStatusJSON(http.StatusRequestEntityTooLarge, gin.H{"error": "request body too large"})
+			c.AbortWithStatusJSON(http.StatusRequestEntityTooLarge, gin.H{"error": fmt.Sprintf("the request body is over the limit of %d bytes", max), "code": athar.TooLarge})
 			return
 		}
 		if c.Request.Body != nil {

@@ -113,6 +113,7 @@ func TestRulesRefuse(t *testing.T) {
 		{"neither object nor value", r("    value: 70\n", ""), "claims[1]", 29, "needs an object"},
 		{"value for entity predicate", r("object: concept:ransom\n    evidence: \"I think", "value: 3\n    evidence: \"I think"), "claims[0].value", 26, "give an object"},
 		{"text value for integer predicate", r("value: 70", "value: seventy"), "claims[1].value", 31, "takes a whole number"},
+		{"negative count", r("value: 70", "value: -70"), "claims[1].value", 31, "killedCount is a count and cannot be negative, got -70"},
 		{"float value", r("value: 70", "value: 70.5"), "claims[1].value", 31, "expected a whole number or text"},
 		{"missing evidence", r("    evidence: \"Seventy were killed\"\n", ""), "claims[1].evidence", 29, "needs the exact words"},
 		{"evidence not in text", r(`evidence: "Seventy were killed"`, `evidence: "Eighty were killed"`), "claims[1].evidence", 32, "is not a passage of narration.text"},

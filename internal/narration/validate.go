@@ -714,6 +714,12 @@ func (v *validator) fitClaim(path string, p *athar.Predicate, c ClaimDef, r clai
 			v.fail(path+".value", "%s takes a whole number, got %q", p.Name, c.Value.Text)
 			return nil
 		}
+		// Every integer-valued predicate is a count (killedCount, capturedCount); a year is
+		// hijri and may precede the Hijra.
+		if p.Literal == athar.RangeInteger && strings.HasPrefix(c.Value.Text, "-") {
+			v.fail(path+".value", "%s is a count and cannot be negative, got %s", p.Name, c.Value.Text)
+			return nil
+		}
 		return &athar.Term{Literal: c.Value.Text, Datatype: athar.XSDInteger}
 	default:
 		if strings.TrimSpace(c.Value.Text) == "" {

@@ -25,12 +25,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -251,7 +254,7 @@ func (db *DB) loadLogID(ctx context.Context) error {
 func (db *DB) Head(ctx context.Context) (int64, error) {
 	var head int64
 	if err := db.pool.QueryRow(ctx, "SELECT position FROM athar_head WHERE id = 1").Scan(&head); err != nil {
-		return 0, fmt.Errorf("log head: %w", err)
+		return 0, fail("log head", err)
 	}
 	return head, nil
 }
@@ -277,7 +280,7 @@ func (db *DB) Append(ctx context.Context, e replica.Entry, reserve func(int64)) 
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("append to the log: %w", err)
+		return 0, fail("append to the log", err)
 	}
 	return pos, nil
 }
@@ -306,7 +309,7 @@ func (db *DB) AppendIfEmpty(ctx context.Context, es []replica.Entry) (bool, erro
 		return db.notify(ctx, tx, int64(len(es)))
 	})
 	if err != nil {
-		return false, fmt.Errorf("append to the log: %w", err)
+		return false, fail("append to the log", err)
 	}
 	return done, nil
 }
@@ -342,7 +345,7 @@ func (db *DB) Entries(ctx context.Context, after int64, limit int) ([]replica.En
 		FROM athar_log l LEFT JOIN athar_outcomes o ON o.position = l.position
 		WHERE l.position > $1 ORDER BY l.position LIMIT $2`, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read the log: %w", err)
+		return nil, fail("read the log", err)
 	}
 	defer rows.Close()
 	var out []replica.Entry
@@ -355,7 +358,7 @@ func (db *DB) Entries(ctx context.Context, after int64, limit int) ([]replica.En
 			code, message, recorder *string
 		)
 		if err := rows.Scan(&e.Position, &kind, &narration, &e.Source, &e.Format, &e.Body, &args, &e.Origin, &e.Created, &ok, &code, &message, &recorder); err != nil {
-			return nil, fmt.Errorf("read the log: %w", err)
+			return nil, fail("read the log", err)
 		}
 		e.Kind, e.Narration = replica.Kind(kind), athar.ID(narration)
 		if len(args) > 0 {
@@ -367,7 +370,7 @@ func (db *DB) Entries(ctx context.Context, after int64, limit int) ([]replica.En
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the log: %w", err)
+		return nil, fail("read the log", err)
 	}
 	return out, nil
 }
@@ -413,7 +416,7 @@ func (db *DB) Record(ctx context.Context, e replica.Entry, o replica.Outcome, do
 		return nil
 	})
 	if err != nil {
-		return replica.Outcome{}, fmt.Errorf("record the outcome of log entry %d: %w", e.Position, err)
+		return replica.Outcome{}, fail(fmt.Sprintf("record the outcome of log entry %d", e.Position), err)
 	}
 	return got, nil
 }
@@ -499,6 +502,58 @@ func retryable(err error) bool {
 		return pe.Code == "40001" || pe.Code == "40P01"
 	}
 	return false
+}
+
+// fail returns err from operation op, as athar.Unavailable when it means that the database
+// could not be reached, went away or cannot take more for now (a client may retry), and
+// unclassified otherwise.
+func fail(op string, err error) error {
+	if unreachable(err) {
+		return &athar.Error{Code: athar.Unavailable, Op: op, Msg: "the database is unreachable", Err: err}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// unreachable reports whether err means the database was out of reach rather than that it
+// refused a statement: a failed connection, a connection lost, or the server's own
+// connection-exception, insufficient-resources and shutting-down/starting-up errors.
+func unreachable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") ||
+			pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	var (
+		ce *pgconn.ConnectError
+		ne net.Error
+	)
+	switch {
+	case errors.As(err, &ce):
+		return true // whatever stopped it, including a deadline while dialling
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	}
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err)
+}
+
+// Ping connects to the database at url once, without retrying, and reports why it could
+// not: for a caller that serves meanwhile and wants to say why it is not connected. The
+// error names the database without its password.
+func Ping(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return athar.Errorf(athar.Invalid, "database %s: %v", redact(url), err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fail("database "+redact(url), err)
+	}
+	defer conn.Close(context.Background())
+	if err := conn.Ping(ctx); err != nil {
+		return fail("database "+redact(url), err)
+	}
+	return nil
 }
 
 // redact returns url without its password, for messages.

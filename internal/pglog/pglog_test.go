@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -237,5 +239,22 @@ func BenchmarkAppend(b *testing.B) {
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "appends/s")
 		})
+	}
+}
+
+// TestUnreachableIsUnavailable: a database nobody answers for is athar.Unavailable (a
+// client may retry), named without its password.
+func TestUnreachableIsUnavailable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = Ping(ctx, "postgres://athar:secret@"+addr+"/athar?sslmode=disable")
+	if athar.ErrorCode(err) != athar.Unavailable || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("ping a port where nothing listens: %v (%s), want UNAVAILABLE without the password", err, athar.ErrorCode(err))
 	}
 }

@@ -453,7 +453,7 @@ func (r *Replica) halt(err error) error {
 		r.halted = err
 		r.cfg.Logger.Error("replica stopped following the log", "position", r.position.Load(), "err", err)
 		for p, ch := range r.waiters {
-			ch <- applied{err: fmt.Errorf("this replica stopped following the log: %w", err)}
+			ch <- applied{err: athar.Errorf(athar.Unavailable, "the change is log entry %d, which the other replicas apply, but this replica stopped following the log before applying it (its /readyz says why)", p)}
 			delete(r.waiters, p)
 		}
 		close(r.changed)
@@ -496,12 +496,12 @@ func (r *Replica) waitFor(ctx context.Context, position int64) error {
 			return nil
 		}
 		if halted != nil {
-			return fmt.Errorf("this replica stopped following the log: %w", halted)
+			return stopped()
 		}
 		r.poke()
 		select {
 		case <-ctx.Done():
-			return athar.Errorf(athar.Internal, "waiting for log entry %d to be applied here (at %d): %v", position, r.position.Load(), ctx.Err())
+			return r.unavailable(ctx.Err(), "this replica is catching up with the log (at entry %d of %d) and had not caught up in time; nothing was logged: retry later, or on a replica whose /readyz is ready", r.position.Load(), position)
 		case <-ch:
 		}
 	}

@@ -354,7 +354,7 @@ func TestHalts(t *testing.T) {
 			if err := a.Ready(); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ready: %v, want %q", err, tc.want)
 			}
-			if err := a.Delete(ctx, "narration:ahmad-208"); err == nil || !strings.Contains(err.Error(), "stopped following") {
+			if err := a.Delete(ctx, "narration:ahmad-208"); err == nil || !strings.Contains(err.Error(), "stopped following") || athar.ErrorCode(err) != athar.Unavailable {
 				t.Fatalf("a mutation on a stopped replica: %v", err)
 			}
 			if want := pos - 1; tc.recorded == nil && a.Status().Position != want {
@@ -390,5 +390,36 @@ func TestParsedDocumentsReplayExactly(t *testing.T) {
 	}
 	if parsed.entries[0].Format != FormatDocument || text.entries[0].Format != FormatText {
 		t.Error("formats")
+	}
+}
+
+// TestWriteToACatchingUpReplica: a write to a replica that has not caught up in time is
+// refused as retryable (UNAVAILABLE), saying so, and nothing is logged.
+func TestWriteToACatchingUpReplica(t *testing.T) {
+	log := newMemLog()
+	a, _ := newReplica(t, log, "memory:")
+	seed(t, a)
+	st, err := cayleystore.Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Opened but not following: it stays at entry 0.
+	b, err := Open(context.Background(), Config{
+		Log: log, Store: st, Vocab: schema.Vocabulary(), Name: "b",
+		ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := log.Head(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = b.Delete(ctx, "narration:ahmad-208")
+	if athar.ErrorCode(err) != athar.Unavailable || !strings.Contains(athar.ErrorMessage(err), "catching up") {
+		t.Fatalf("a write to a replica catching up: %v (%s), want UNAVAILABLE saying it is catching up", err, athar.ErrorCode(err))
+	}
+	if got, _ := log.Head(context.Background()); got != head {
+		t.Errorf("the refused write was logged: head %d, was %d", got, head)
 	}
 }

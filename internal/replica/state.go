@@ -155,3 +155,13 @@ func (v view) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 		return fn(q)
 	})
 }
+
+// View returns st for reading as Replica.Store does, without the replica's own state: the
+// local graph, served before the replica can be opened (while the database is unreachable).
+func View(st athar.Store) athar.Store { return view{st} }
+
+// Position returns the last log entry applied to st, 0 when it never followed a log.
+func Position(ctx context.Context, st athar.Store) (int64, error) {
+	s, err := readState(ctx, st)
+	return s.position, err
+}

@@ -109,12 +109,17 @@ func (r *Replica) Merge(ctx context.Context, keep, remove athar.ID) (narration.M
 }
 
 // Sync waits until this replica has applied every entry the log held when it was called.
+// It returns an athar.Unavailable error when the log cannot be read, when this replica
+// stopped following it, or when it did not catch up before ctx was done.
 func (r *Replica) Sync(ctx context.Context) error {
 	if err := r.haltedErr(); err != nil {
-		return fmt.Errorf("this replica stopped following the log: %w", err)
+		return stopped()
 	}
 	head, err := r.log.Head(ctx)
 	if err != nil {
+		if athar.ErrorCode(err) == athar.Unavailable {
+			return r.unavailable(err, "the database holding the log is unreachable, so this replica takes no writes (it still answers queries from its copy of the graph, at log entry %d); nothing was logged: retry later", r.position.Load())
+		}
 		return fmt.Errorf("read the log's head: %w", err)
 	}
 	r.setHead(head)
@@ -133,7 +138,7 @@ func (r *Replica) submit(ctx context.Context, e Entry) (applied, error) {
 // append appends e with a waiter for its position in place before it commits.
 func (r *Replica) append(ctx context.Context, e Entry) (chan applied, int64, error) {
 	if err := r.haltedErr(); err != nil {
-		return nil, 0, fmt.Errorf("this replica stopped following the log: %w", err)
+		return nil, 0, stopped()
 	}
 	e.Origin = r.cfg.Name
 	var (
@@ -152,6 +157,10 @@ func (r *Replica) append(ctx context.Context, e Entry) (chan applied, int64, err
 	pos, err := r.log.Append(ctx, e, reserve)
 	if err != nil {
 		r.drop(reserved)
+		if athar.ErrorCode(err) == athar.Unavailable {
+			// The connection may have been lost as the entry committed: say both.
+			return nil, 0, r.unavailable(err, "the database holding the log is unreachable: the change was most likely not logged, but if the connection was lost as it committed, it was, and every replica applies it; retry later (an import again is harmless; a delete or merge again may be refused as already done)")
+		}
 		return nil, 0, fmt.Errorf("log %s %s: %w", e.Kind, e.Narration, err)
 	}
 	r.setHead(pos)
@@ -165,7 +174,7 @@ func (r *Replica) await(ctx context.Context, ch chan applied, pos int64) (applie
 		return a, nil
 	case <-ctx.Done():
 		r.drop(pos)
-		return applied{}, athar.Errorf(athar.Internal, "the change is log entry %d, but it was not applied here in time (this replica is at %d): %v", pos, r.position.Load(), ctx.Err())
+		return applied{}, r.unavailable(ctx.Err(), "the change is log entry %d and every replica applies it, but this one had not in time (it is at entry %d): query it later to see the outcome (an import again is harmless; a delete or merge again may be refused as already done)", pos, r.position.Load())
 	}
 }
 
@@ -275,4 +284,19 @@ func (r *Replica) SeedIfEmpty(ctx context.Context, docs []TextDoc, ids []athar.I
 		r.poke()
 	}
 	return ok, nil
+}
+
+// unavailable is the error a write gets when the log is out of reach or this replica is
+// not keeping up: athar.Unavailable, which a client may retry. The cause is logged here,
+// once: the client is not shown it (it names the database).
+func (r *Replica) unavailable(cause error, format string, args ...any) error {
+	err := athar.Errorf(athar.Unavailable, format, args...)
+	r.cfg.Logger.Warn("write refused for now", "reason", err.Msg, "err", cause)
+	return err
+}
+
+// stopped is the error a write gets on a replica that stopped following the log for good
+// (why was logged when it stopped, and /readyz says it): another replica may take it.
+func stopped() error {
+	return athar.Errorf(athar.Unavailable, "this replica stopped following the log and takes no writes: send them to another replica (its /readyz says why it stopped)")
 }
