@@ -162,8 +162,8 @@ func parseError(err error) string {
 			if len(reason) > 200 {
 				reason = reason[:200] + "..."
 			}
-			if q := strconv.QuoteToASCII(reason); q[1:len(q)-1] != reason {
-				reason = q // not plain printable ASCII
+			if strings.IndexFunc(reason, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {
+				reason = strconv.QuoteToASCII(reason)
 			}
 			return fmt.Sprintf("%s in %s", reason, excerpt([]byte(line)))
 		}
