@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +19,10 @@ import (
 func cmdBackup(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "backup", "[flags] -o FILE", `Write every quad of the store as gzip-compressed, sorted N-Quads: a lossless backup that
 'athar restore' (or 'athar load' after gunzip) turns back into the identical graph. The
-store is read in one consistent pass; run it while serve is stopped (bbolt allows one
-process), or export over HTTP (/export/nquads) from a running server.`)
+N-Quads end with the export trailer ("# athar-export end quads=N sha256=HEX", inside the
+gzip), which restore checks. The store is read in one consistent pass; run it while serve
+is stopped (bbolt allows one process), or export over HTTP (/export/nquads) from a running
+server.`)
 	store := storeFlag(fs, e)
 	out := fs.String("o", "", "output file (\"-\" for standard output)")
 	if err := parse(fs, args); err != nil {
@@ -53,7 +57,7 @@ process), or export over HTTP (/export/nquads) from a running server.`)
 	if err := st.Quads(ctx, func(q athar.Quad) error { n++; return enc.Write(q) }); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	for _, err := range []error{enc.Close(), zw.Close(), bw.Flush()} {
+	for _, err := range []error{enc.Seal(), zw.Close(), bw.Flush()} {
 		if err != nil {
 			return fmt.Errorf("backup: %w", err)
 		}
@@ -75,10 +79,19 @@ process), or export over HTTP (/export/nquads) from a running server.`)
 
 func cmdRestore(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "restore", "[flags] FILE", `Restore a backup written by 'athar backup' (gzip-compressed or plain N-Quads; "-" reads
-standard input). The store must be empty unless --replace is given, in which case the store
-becomes exactly the backup: everything else is removed, in the same single transaction.`)
+standard input), or a whole-graph N-Quads export. The store must be empty unless --replace
+is given, in which case the store becomes exactly the backup: everything else is removed,
+in the same single transaction.
+
+The file must prove itself whole: its last line is the export trailer
+("# athar-export end quads=N sha256=HEX"), and the statements before it must be exactly
+N quads with that SHA-256 (gzip's own checksum is checked too). A file without the trailer
+(cut short, or written before trailers existed) is refused unless --unverified is given;
+an unverified file is never allowed to remove a quad, so with --replace it is refused
+unless it holds every quad of the store. A trailer that does not match is always refused.`)
 	store := storeFlag(fs, e)
 	replace := fs.Bool("replace", false, "replace a non-empty store's whole content with the backup")
+	unverified := fs.Bool("unverified", false, "accept a file without the trailer (it may be cut short); it can only add quads")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -86,29 +99,16 @@ becomes exactly the backup: everything else is removed, in the same single trans
 		fs.Usage()
 		return usageError("restore: give exactly one FILE")
 	}
-	var r io.Reader = e.stdin
-	if name := fs.Arg(0); name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("restore: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	br := bufio.NewReader(r)
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("restore: %w", err)
-		}
-		defer zr.Close()
-		r = zr
-	} else {
-		r = br
-	}
-	quads, err := cayleystore.ReadNQuads(r)
+	quads, verified, err := readBackup(e, fs.Arg(0))
 	if err != nil {
-		return fmt.Errorf("restore: %w", err)
+		return err
+	}
+	name := backupName(fs.Arg(0))
+	if !verified {
+		if !*unverified {
+			return exitError{code: 1, msg: fmt.Sprintf("restore %s: no trailer (%q...): the file may be cut short, so it is not restored; if you know it is whole (e.g. a backup from before trailers existed), pass --unverified", name, cayleystore.TrailerPrefix)}
+		}
+		fmt.Fprintf(e.stderr, "restore %s: no trailer: %d quads not verified, restored as they are (--unverified)\n", name, len(quads))
 	}
 	st, err := cayleystore.Open(*store, cliLogger(e))
 	if err != nil {
@@ -124,9 +124,82 @@ becomes exactly the backup: everything else is removed, in the same single trans
 	}
 	// A backup is the record itself, so it is applied as it is, in one transaction.
 	cs := athar.Diff("", old, quads)
+	if !verified && len(cs.Remove) > 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("restore %s: the file is not verified (--unverified) and lacks %d of the store's %d quads: an unverified file never removes quads; restore it into an empty store", name, len(cs.Remove), len(old))}
+	}
 	if err := st.Apply(ctx, cs); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "restored %d quads (%d added, %d removed)\n", len(quads), len(cs.Add), len(cs.Remove))
+	how := "verified by its trailer"
+	if !verified {
+		how = "not verified"
+	}
+	fmt.Fprintf(e.stdout, "restored %d quads, %s (%d added, %d removed)\n", len(quads), how, len(cs.Add), len(cs.Remove))
 	return nil
+}
+
+func backupName(arg string) string {
+	if arg == "-" {
+		return "standard input"
+	}
+	return arg
+}
+
+// readBackup reads every quad of a backup (gzip-compressed or plain N-Quads) and checks its
+// trailer. verified reports a matching trailer. Errors name the file and what is wrong with
+// it: a damaged gzip stream is reported as such, not as the garbage it decompresses to.
+func readBackup(e env, arg string) (quads []athar.Quad, verified bool, err error) {
+	name := backupName(arg)
+	var r io.Reader = e.stdin
+	if arg != "-" {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, false, fmt.Errorf("restore: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	br := bufio.NewReader(r)
+	magic, _ := br.Peek(2)
+	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		quads, verified, err = cayleystore.ReadNQuadsVerified(br)
+		if err != nil {
+			return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: %v", name, readFailure(err))}
+		}
+		return quads, verified, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: not a readable gzip file: %v", name, readFailure(err))}
+	}
+	defer zr.Close()
+	quads, verified, err = cayleystore.ReadNQuadsVerified(zr)
+	if err != nil && athar.ErrorCode(err) == athar.Invalid {
+		// Damaged compressed data may decompress to garbage that fails to parse before
+		// gzip's checksum is reached: read on, and report the damage if that is what it is.
+		if _, zerr := io.Copy(io.Discard, zr); zerr != nil {
+			err = zerr
+		}
+	}
+	if err != nil {
+		return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: %v", name, readFailure(err))}
+	}
+	return quads, verified, nil
+}
+
+// readFailure says what a read error means for a backup.
+func readFailure(err error) string {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the gzip stream ends too early (cut short, or damaged)"
+	case errors.Is(err, gzip.ErrChecksum):
+		return "the gzip data is damaged (its checksum does not match)"
+	case errors.Is(err, gzip.ErrHeader):
+		return "the gzip data is damaged or followed by something that is not gzip (invalid header)"
+	}
+	var corrupt flate.CorruptInputError
+	if errors.As(err, &corrupt) {
+		return fmt.Sprintf("the gzip data is damaged (%v)", err)
+	}
+	return err.Error()
 }

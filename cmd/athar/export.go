@@ -16,8 +16,11 @@ func cmdExport(ctx context.Context, e env, args []string) error {
 
 Formats: `+strings.Join(export.Formats(), ", ")+`.
 N-Quads use absolute IRIs under `+athar.Base+`; each quad's graph label is the narration
-that asserts it. The output is sorted, so the same graph always exports to the same bytes,
-and 'athar load' of a whole-graph N-Quads export restores the graph exactly. JSON-LD has one
+that asserts it. The last line is the trailer "# athar-export end quads=N sha256=HEX" (an
+N-Quads comment: the count and SHA-256 of the statements before it), which 'athar restore'
+checks, so a cut export is refused. The output is sorted, so the same graph always exports
+to the same bytes, and 'athar load' of a whole-graph N-Quads export restores the graph
+exactly. JSON-LD has one
 named graph per narration and expands to exactly the N-Quads of the same selection.
 docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	store := storeFlag(fs, e)
@@ -58,18 +61,18 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 		if len(qs) == 0 {
 			return athar.Errorf(athar.NotFound, "export: no narration %s in the store", id)
 		}
-		return cayleystore.WriteNQuads(e.stdout, qs)
+		return cayleystore.WriteNQuadsSealed(e.stdout, qs)
 	case *format == export.NQuads && *root == "" && len(predicates) == 0:
 		// The whole graph streams straight from the store.
 		w := cayleystore.NewNQuadsWriter(e.stdout)
 		if err := st.Quads(ctx, w.Write); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		return w.Close()
+		return w.Seal()
 	}
 	sg, err := export.Select(ctx, st, export.Options{Root: athar.ID(*root), Depth: *depth, Predicates: predicates})
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return export.Write(e.stdout, *format, sg, cayleystore.WriteNQuads)
+	return export.Write(e.stdout, *format, sg, cayleystore.WriteNQuadsSealed)
 }

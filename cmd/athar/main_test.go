@@ -115,7 +115,10 @@ func TestExportRoundTrip(t *testing.T) {
 	if len(lines) < 1000 || len(lines) >= strings.Count(exported, "\n") {
 		t.Errorf("--narration exported %d of %d quads", len(lines), strings.Count(exported, "\n"))
 	}
-	for _, l := range lines {
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "# athar-export end quads=") {
+		t.Errorf("--narration's last line is %q, not the trailer", last)
+	}
+	for _, l := range lines[:len(lines)-1] {
 		if !strings.HasSuffix(l, label) {
 			t.Fatalf("--narration exported a quad of another narration: %s", l)
 		}

@@ -83,7 +83,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		GraphQL:     gql,
 		Store:       st,
 		Vocab:       schema.Vocabulary(),
-		NQuads:      cayleystore.WriteNQuads,
+		NQuads:      cayleystore.WriteNQuadsSealed,
 		Pages:       web.Explorer(),
 		Logger:      logger,
 		Metrics:     m,

@@ -26,14 +26,15 @@ func TestVersesImport(t *testing.T) {
 	if again := mustCLI(t, a, "export").stdout; again != exported {
 		t.Fatal("importing the same texts twice changed the graph")
 	}
-	// Only quads under the reserved label were added.
+	// Only quads under the reserved label were added (the trailers, which count and hash
+	// every quad, differ).
 	var rest []string
 	for _, l := range strings.SplitAfter(exported, "\n") {
-		if !strings.HasSuffix(l, "<https://w3id.org/athar/graph/quran> .\n") {
+		if !strings.HasSuffix(l, "<https://w3id.org/athar/graph/quran> .\n") && !strings.HasPrefix(l, "#") {
 			rest = append(rest, l)
 		}
 	}
-	if strings.Join(rest, "") != seeded {
+	if strings.Join(rest, "") != seeded[:strings.LastIndex(seeded, "# athar-export end ")] {
 		t.Fatal("verses import touched narrations' quads")
 	}
 	if !strings.Contains(exported, `<https://w3id.org/athar/verse/8:67> <https://w3id.org/athar/vocab#verseTranslation> "It is not for a prophet to have captives`) {

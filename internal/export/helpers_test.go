@@ -69,15 +69,7 @@ func storeWith(t *testing.T, files []seeds.File) *cayleystore.Store {
 }
 
 // writeNQuads is the N-Quads writer the CLI and the HTTP handler pass to export.Write.
-func writeNQuads(w io.Writer, qs []athar.Quad) error {
-	enc := cayleystore.NewNQuadsWriter(w)
-	for _, q := range qs {
-		if err := enc.Write(q); err != nil {
-			break // sticky: Close returns it
-		}
-	}
-	return enc.Close()
-}
+func writeNQuads(w io.Writer, qs []athar.Quad) error { return cayleystore.WriteNQuadsSealed(w, qs) }
 
 // golden compares got with testdata/name, or rewrites the file under -update.
 func golden(t *testing.T, name string, got []byte) {

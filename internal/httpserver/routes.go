@@ -3,11 +3,14 @@ package httpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -119,8 +122,26 @@ func withTimeout(h http.Handler, cfg Config) http.Handler {
 
 // exportHandler serves GET /export/{format}?root=ID&depth=N&predicates=a,b: the whole graph,
 // or the neighbourhood of root, in one of export.Formats().
+//
+// The export streams under its own bounds instead of the server's WriteTimeout: each write
+// must complete within cfg.ExportStallTimeout, and the whole export within
+// cfg.ExportMaxDuration; at most cfg.MaxConcurrentExports run at once. An export that fails
+// once its body has begun is aborted (the connection is closed without ending the chunked
+// body), never ended cleanly, so a client cannot take a cut export for a whole one.
 func exportHandler(cfg Config) gin.HandlerFunc {
+	running := make(chan struct{}, cfg.MaxConcurrentExports)
 	return func(c *gin.Context) {
+		select {
+		case running <- struct{}{}:
+			defer func() { <-running }()
+		default:
+			c.Header("Retry-After", "10")
+			c.JSON(http.StatusServiceUnavailable, gin.H{"error": fmt.Sprintf("%d exports are running, the most at once; retry later", cfg.MaxConcurrentExports)})
+			return
+		}
+		start := time.Now()
+		ctx, cancel := context.WithDeadline(c.Request.Context(), start.Add(cfg.ExportMaxDuration))
+		defer cancel()
 		format := c.Param("format")
 		if export.ContentType(format) == "" {
 			c.JSON(http.StatusNotFound, gin.H{"error": fmt.Sprintf("unknown export format %q; supported: %s", format, strings.Join(export.Formats(), ", "))})
@@ -141,7 +162,7 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 			return
 		}
 		root := c.Query("root")
-		sg, err := export.Select(c.Request.Context(), cfg.Store, export.Options{Root: athar.ID(root), Depth: depth, Predicates: preds})
+		sg, err := export.Select(ctx, cfg.Store, export.Options{Root: athar.ID(root), Depth: depth, Predicates: preds})
 		if err != nil {
 			writeError(c, err)
 			return
@@ -153,10 +174,40 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 		c.Header("Content-Type", export.ContentType(format))
 		c.Header("Content-Disposition", fmt.Sprintf("inline; filename=%q", name+export.Extension(format)))
 		c.Status(http.StatusOK)
-		if err := export.Write(c.Writer, format, sg, cfg.NQuads); err != nil {
-			cfg.Logger.Error("export failed mid-stream", "request_id", c.GetString("request_id"), "err", err)
+		w := &exportWriter{w: c.Writer, rc: http.NewResponseController(c.Writer), stall: cfg.ExportStallTimeout, end: start.Add(cfg.ExportMaxDuration)}
+		if err := export.Write(w, format, sg, cfg.NQuads); err != nil {
+			cfg.Logger.Error("export failed mid-stream; aborting the response", "request_id", c.GetString("request_id"),
+				"format", format, "bytes_sent", w.n, "duration", time.Since(start), "err", err)
+			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// exportWriter writes an export to the client, giving each write its own deadline: the
+// stall timeout from now, but never past the export's end.
+type exportWriter struct {
+	w     io.Writer
+	rc    *http.ResponseController
+	stall time.Duration
+	end   time.Time
+	n     int64
+}
+
+func (e *exportWriter) Write(p []byte) (int, error) {
+	now := time.Now()
+	if !now.Before(e.end) {
+		return 0, fmt.Errorf("export still unfinished after its bound (ExportMaxDuration): %w", os.ErrDeadlineExceeded)
+	}
+	deadline := now.Add(e.stall)
+	if deadline.After(e.end) {
+		deadline = e.end
+	}
+	if err := e.rc.SetWriteDeadline(deadline); err != nil {
+		return 0, fmt.Errorf("export: set the write deadline: %w", err)
+	}
+	n, err := e.w.Write(p)
+	e.n += int64(n)
+	return n, err
 }
 
 // writeError answers with the status for err's code and its user-facing message; internal

@@ -43,6 +43,17 @@ type Config struct {
 	RequestTimeout time.Duration
 	// Metrics, when set, records every request and is served at /metrics.
 	Metrics *metrics.Metrics
+	// ExportStallTimeout is how long one write of an export may wait for the client to
+	// read before the export is aborted (default 30s). Exports are not bound by the
+	// server's WriteTimeout: each write sets its own deadline, so a slow but steady client
+	// gets the whole graph and a stalled one is dropped.
+	ExportStallTimeout time.Duration
+	// ExportMaxDuration bounds one export from start to end, however steadily the client
+	// reads (default 1h).
+	ExportMaxDuration time.Duration
+	// MaxConcurrentExports is how many exports may run at once (default 4); each holds its
+	// selection in memory while the client reads. More get 503 with Retry-After.
+	MaxConcurrentExports int
 	// CORSOrigins lists the origins allowed to call the API from a browser ("*" for any).
 	// Empty means same origin only: no CORS headers are sent.
 	CORSOrigins []string
@@ -62,6 +73,15 @@ func New(cfg Config) http.Handler {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
+	if cfg.ExportStallTimeout <= 0 {
+		cfg.ExportStallTimeout = 30 * time.Second
+	}
+	if cfg.ExportMaxDuration <= 0 {
+		cfg.ExportMaxDuration = time.Hour
+	}
+	if cfg.MaxConcurrentExports <= 0 {
+		cfg.MaxConcurrentExports = 4
+	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.Use(requestID(), recovery(cfg.Logger), accessLog(cfg.Logger, cfg.Metrics), bodyLimit(cfg.MaxBodyBytes))
@@ -78,7 +98,8 @@ func New(cfg Config) http.Handler {
 	}).Handler(r)
 }
 
-// NewServer wraps h in an http.Server with read, write and idle timeouts.
+// NewServer wraps h in an http.Server with read, write and idle timeouts. Exports set
+// their own write deadlines instead of WriteTimeout (see Config.ExportStallTimeout).
 func NewServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -142,6 +163,11 @@ func recovery(l *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		defer func() {
 			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					// A response cut on purpose (see abortExport): net/http closes the
+					// connection without ending the body, so the client sees an error.
+					panic(v)
+				}
 				l.Error("panic serving request", "request_id", c.GetString("request_id"), "panic", v)
 				c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
 			}

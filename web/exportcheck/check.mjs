@@ -98,7 +98,8 @@ function termKey(q) {
 }
 
 function sortedLines(text) {
-  return text.split('\n').filter((l) => l !== '').sort();
+  // Comments (the export's trailer, "# athar-export end ...") are not statements.
+  return text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).sort();
 }
 
 async function checkCase(dir, name) {
