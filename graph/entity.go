@@ -18,12 +18,16 @@ type relationField struct {
 
 // entityNarrations resolves Entity.narrations: the narrations that define, mention or make
 // claims about the entity.
-func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity) ([]*model.Narration, error) {
+func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity, first *int) ([]*model.Narration, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
 	ids, err := r.loaders(ctx).mentions.Load(ctx, obj.EntityID())
 	if err != nil {
 		return nil, err
 	}
-	return r.narrations(ctx, ids)
+	return r.narrations(ctx, ids[:min(n, len(ids))])
 }
 
 // entityClaims resolves Entity.claims: the claims with the entity as subject or object.

@@ -64,13 +64,13 @@ type ComplexityRoot struct {
 
 	Claim struct {
 		AttestationCount func(childComplexity int) int
-		Attestations     func(childComplexity int) int
+		Attestations     func(childComplexity int, first *int) int
 		ID               func(childComplexity int) int
 		Object           func(childComplexity int) int
 		Predicate        func(childComplexity int) int
 		Subject          func(childComplexity int) int
 		Value            func(childComplexity int) int
-		Variants         func(childComplexity int) int
+		Variants         func(childComplexity int, first *int) int
 	}
 
 	ClaimConnection struct {
@@ -104,7 +104,7 @@ type ComplexityRoot struct {
 		InclinedToBy   func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
-		Narrations     func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		SubjectOf      func(childComplexity int, first *int, after *string) int
 		Type           func(childComplexity int) int
@@ -151,7 +151,7 @@ type ComplexityRoot struct {
 		KilledCount    func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
-		Narrations     func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
 		OccurredAt     func(childComplexity int, first *int, after *string) int
 		PartOf         func(childComplexity int, first *int, after *string) int
 		Participants   func(childComplexity int, first *int, after *string) int
@@ -202,7 +202,7 @@ type ComplexityRoot struct {
 		Members             func(childComplexity int, first *int, after *string) int
 		MentionedIn         func(childComplexity int, first *int, after *string) int
 		Name                func(childComplexity int) int
-		Narrations          func(childComplexity int) int
+		Narrations          func(childComplexity int, first *int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
 		ProposedExecutioner func(childComplexity int, first *int, after *string) int
@@ -252,7 +252,7 @@ type ComplexityRoot struct {
 		Mentions       func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
 		NarratedBy     func(childComplexity int, first *int, after *string) int
-		Narrations     func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
 		Narrator       func(childComplexity int) int
 		Parallels      func(childComplexity int, first *int) int
 		References     func(childComplexity int) int
@@ -303,9 +303,9 @@ type ComplexityRoot struct {
 		MemberOf            func(childComplexity int, first *int, after *string) int
 		MentionedIn         func(childComplexity int, first *int, after *string) int
 		Name                func(childComplexity int) int
-		Narrated            func(childComplexity int) int
+		Narrated            func(childComplexity int, first *int) int
 		Narrates            func(childComplexity int, first *int, after *string) int
-		Narrations          func(childComplexity int) int
+		Narrations          func(childComplexity int, first *int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
 		ProposedExecutioner func(childComplexity int, first *int, after *string) int
@@ -319,7 +319,7 @@ type ComplexityRoot struct {
 		SubjectOf           func(childComplexity int, first *int, after *string) int
 		Supplicates         func(childComplexity int, first *int, after *string) int
 		Transmits           func(childComplexity int, first *int, after *string) int
-		Transmitted         func(childComplexity int) int
+		Transmitted         func(childComplexity int, first *int) int
 		Type                func(childComplexity int) int
 		VersesRevealed      func(childComplexity int, first *int, after *string) int
 		WeepsOver           func(childComplexity int, first *int, after *string) int
@@ -336,7 +336,7 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		MentionedIn func(childComplexity int, first *int, after *string) int
 		Name        func(childComplexity int) int
-		Narrations  func(childComplexity int) int
+		Narrations  func(childComplexity int, first *int) int
 		Relations   func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		SubjectOf   func(childComplexity int, first *int, after *string) int
 		Type        func(childComplexity int) int
@@ -366,8 +366,8 @@ type ComplexityRoot struct {
 		Predicates    func(childComplexity int) int
 		Search        func(childComplexity int, text string, first *int) int
 		ShortestPath  func(childComplexity int, from string, to string, maxLength *int, predicates []string, excludePredicates []string) int
-		Timeline      func(childComplexity int) int
-		Variants      func(childComplexity int, subject string, predicate string) int
+		Timeline      func(childComplexity int, first *int) int
+		Variants      func(childComplexity int, subject string, predicate string, first *int) int
 		Verse         func(childComplexity int, ref string) int
 	}
 
@@ -424,7 +424,7 @@ type ComplexityRoot struct {
 		MentionedIn       func(childComplexity int, first *int, after *string) int
 		Mentions          func(childComplexity int, first *int, after *string) int
 		Name              func(childComplexity int) int
-		Narrations        func(childComplexity int) int
+		Narrations        func(childComplexity int, first *int) int
 		RecitedBy         func(childComplexity int, first *int, after *string) int
 		Ref               func(childComplexity int) int
 		Relations         func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
@@ -454,10 +454,10 @@ type ClaimResolver interface {
 
 	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
 
-	Variants(ctx context.Context, obj *model.Claim) ([]*model.Claim, error)
+	Variants(ctx context.Context, obj *model.Claim, first *int) ([]*model.Claim, error)
 }
 type ConceptResolver interface {
-	Narrations(ctx context.Context, obj *model.Concept) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Concept, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Concept, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Concept, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Causes(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
@@ -473,7 +473,7 @@ type EdgeResolver interface {
 	Claim(ctx context.Context, obj *model.Edge) (*model.Claim, error)
 }
 type EventResolver interface {
-	Narrations(ctx context.Context, obj *model.Event) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Event, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Event, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Event, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Precedes(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
@@ -507,7 +507,7 @@ type GradingResolver interface {
 	GraderName(ctx context.Context, obj *model.Grading) (string, error)
 }
 type GroupResolver interface {
-	Narrations(ctx context.Context, obj *model.Group) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Group, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Group, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Group, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	SubjectOf(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
@@ -535,7 +535,7 @@ type MutationResolver interface {
 	MergeEntities(ctx context.Context, keep string, remove string) (*model.MergeResult, error)
 }
 type NarrationResolver interface {
-	Narrations(ctx context.Context, obj *model.Narration) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Narration, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Narration, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
@@ -549,11 +549,11 @@ type NarrationResolver interface {
 	Transmitters(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
 }
 type PersonResolver interface {
-	Narrations(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Person, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Person, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
-	Transmitted(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
-	Narrated(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
+	Transmitted(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
+	Narrated(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
 	SubjectOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	ParticipatedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Witnessed(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
@@ -591,7 +591,7 @@ type PersonResolver interface {
 	Transmits(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 }
 type PlaceResolver interface {
-	Narrations(ctx context.Context, obj *model.Place) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Place, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Place, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Place, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Events(ctx context.Context, obj *model.Place, first *int, after *string) (*model.RelationConnection, error)
@@ -606,19 +606,19 @@ type QueryResolver interface {
 	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) (*model.ClaimConnection, error)
 	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
-	Timeline(ctx context.Context) ([]*model.Event, error)
+	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
 	Predicates(ctx context.Context) ([]*model.Predicate, error)
 	Predicate(ctx context.Context, name string) (*model.Predicate, error)
 	Claim(ctx context.Context, id string) (*model.Claim, error)
 	Entities(ctx context.Context, typeArg *string, first *int, after *string) (*model.EntityConnection, error)
-	Variants(ctx context.Context, subject string, predicate string) ([]*model.Claim, error)
+	Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error)
 	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
 }
 type RelationResolver interface {
 	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
 }
 type VerseResolver interface {
-	Narrations(ctx context.Context, obj *model.Verse) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Verse, first *int) ([]*model.Narration, error)
 	Claims(ctx context.Context, obj *model.Verse, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Verse, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
@@ -711,7 +711,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Claim.Attestations(childComplexity), true
+		args, err := ec.field_Claim_attestations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Claim.Attestations(childComplexity, args["first"].(*int)), true
 	case "Claim.id":
 		if e.ComplexityRoot.Claim.ID == nil {
 			break
@@ -747,7 +752,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Claim.Variants(childComplexity), true
+		args, err := ec.field_Claim_variants_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Claim.Variants(childComplexity, args["first"].(*int)), true
 
 	case "ClaimConnection.edges":
 		if e.ComplexityRoot.ClaimConnection.Edges == nil {
@@ -913,7 +923,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Concept.Narrations(childComplexity), true
+		args, err := ec.field_Concept_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.Narrations(childComplexity, args["first"].(*int)), true
 	case "Concept.relations":
 		if e.ComplexityRoot.Concept.Relations == nil {
 			break
@@ -1207,7 +1222,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Event.Narrations(childComplexity), true
+		args, err := ec.field_Event_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.Narrations(childComplexity, args["first"].(*int)), true
 	case "Event.occurredAt":
 		if e.ComplexityRoot.Event.OccurredAt == nil {
 			break
@@ -1614,7 +1634,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Group.Narrations(childComplexity), true
+		args, err := ec.field_Group_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Narrations(childComplexity, args["first"].(*int)), true
 	case "Group.opponents":
 		if e.ComplexityRoot.Group.Opponents == nil {
 			break
@@ -1921,7 +1946,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Narration.Narrations(childComplexity), true
+		args, err := ec.field_Narration_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Narration.Narrations(childComplexity, args["first"].(*int)), true
 	case "Narration.narrator":
 		if e.ComplexityRoot.Narration.Narrator == nil {
 			break
@@ -2291,7 +2321,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Person.Narrated(childComplexity), true
+		args, err := ec.field_Person_narrated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Narrated(childComplexity, args["first"].(*int)), true
 	case "Person.narrates":
 		if e.ComplexityRoot.Person.Narrates == nil {
 			break
@@ -2308,7 +2343,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Person.Narrations(childComplexity), true
+		args, err := ec.field_Person_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Narrations(childComplexity, args["first"].(*int)), true
 	case "Person.opponents":
 		if e.ComplexityRoot.Person.Opponents == nil {
 			break
@@ -2457,7 +2497,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Person.Transmitted(childComplexity), true
+		args, err := ec.field_Person_transmitted_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Transmitted(childComplexity, args["first"].(*int)), true
 	case "Person.type":
 		if e.ComplexityRoot.Person.Type == nil {
 			break
@@ -2572,7 +2617,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Place.Narrations(childComplexity), true
+		args, err := ec.field_Place_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Place.Narrations(childComplexity, args["first"].(*int)), true
 	case "Place.relations":
 		if e.ComplexityRoot.Place.Relations == nil {
 			break
@@ -2779,7 +2829,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Query.Timeline(childComplexity), true
+		args, err := ec.field_Query_timeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Timeline(childComplexity, args["first"].(*int)), true
 	case "Query.variants":
 		if e.ComplexityRoot.Query.Variants == nil {
 			break
@@ -2790,7 +2845,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Variants(childComplexity, args["subject"].(string), args["predicate"].(string)), true
+		return e.ComplexityRoot.Query.Variants(childComplexity, args["subject"].(string), args["predicate"].(string), args["first"].(*int)), true
 	case "Query.verse":
 		if e.ComplexityRoot.Query.Verse == nil {
 			break
@@ -3033,7 +3088,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Verse.Narrations(childComplexity), true
+		args, err := ec.field_Verse_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Verse.Narrations(childComplexity, args["first"].(*int)), true
 	case "Verse.recitedBy":
 		if e.ComplexityRoot.Verse.RecitedBy == nil {
 			break
@@ -3261,8 +3321,11 @@ interface Entity {
   entity(id:) with a former id returns this entity.
   """
   formerIds: [ID!]!
-  "The narrations that define, mention or make claims about it, sorted by id."
-  narrations: [Narration!]!
+  """
+  The narrations that define, mention or make claims about it, sorted by id: the first
+  first of them (0 to 1000; more than 1000 is INVALID_ARGUMENT).
+  """
+  narrations(first: Int = 100): [Narration!]!
   "Claims with this entity as subject or object, optionally of one predicate."
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   """
@@ -3293,19 +3356,20 @@ type Person implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
   """
   The narrations in whose chain (isnad) this person is a link, sorted by id: the chain read
-  the other way. Transmitting a report is not witnessing what it tells.
+  the other way. Transmitting a report is not witnessing what it tells. At most first (0 to
+  1000).
   """
-  transmitted: [Narration!]!
+  transmitted(first: Int = 100): [Narration!]!
   """
   The narrations this person is the source of (their narrator), sorted by id. Narrating is
-  not witnessing: a narrator may report what others saw.
+  not witnessing: a narrator may report what others saw. At most first (0 to 1000).
   """
-  narrated: [Narration!]!
+  narrated(first: Int = 100): [Narration!]!
 }
 
 "A set of people (or angels) acting or counted together."
@@ -3317,7 +3381,7 @@ type Group implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3331,7 +3395,7 @@ type Event implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3345,7 +3409,7 @@ type Place implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3359,7 +3423,7 @@ type Concept implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3377,7 +3441,7 @@ type Verse implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
   "surah:ayah as Quran.com writes it, e.g. 8:67"
@@ -3425,7 +3489,7 @@ type Narration implements Entity {
   "Always empty: narrations are not merged."
   formerIds: [ID!]!
   "The narrations that mention or make claims about this one (itself included)."
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
   "Claims with this narration as subject or object (what it mentions, who narrates it)."
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -3559,16 +3623,20 @@ type Claim {
   "Exactly one of object and value is set."
   object: Entity
   value: String
-  "One per narration that asserts it (and per passage, when one narration says it twice)."
-  attestations: [Attestation!]!
+  """
+  One per narration that asserts it (and per passage, when one narration says it twice):
+  the first first of them (0 to 1000); attestationCount says how many narrations there are.
+  """
+  attestations(first: Int = 20): [Attestation!]!
   "The number of distinct narrations attesting it."
   attestationCount: Int!
   """
   For a single-valued predicate (Predicate.single: counts, year, place, killedIn), the
   other claims with the same subject and predicate: the values other narrations give, each
-  with its attestations. Never overwritten; empty for other predicates.
+  with its attestations. Never overwritten; empty for other predicates. At most first (0 to
+  1000).
   """
-  variants: [Claim!]!
+  variants(first: Int = 20): [Claim!]!
 }
 
 "One narration's support for a claim: the exact words and where they are."
@@ -3705,9 +3773,9 @@ type Query {
   Every event in chronological order: a topological order of precedes (with partOf, causes
   and respondsTo as ordering too: a whole before its parts, parts between what precedes and
   follows the whole, causes before effects, answers after what they answer); events the
-  relations do not order come by year, then id.
+  relations do not order come by year, then id. The first first of them (0 to 1000).
   """
-  timeline: [Event!]!
+  timeline(first: Int = 200): [Event!]!
   "The vocabulary, in the order of its source file."
   predicates: [Predicate!]!
   predicate(name: String!): Predicate
@@ -3718,9 +3786,9 @@ type Query {
   """
   Every value the narrations give for a single-valued predicate of the subject, each claim
   with its attestations: variants side by side, never overwritten. INVALID_ARGUMENT for a
-  predicate that is not single-valued (use claims for those).
+  predicate that is not single-valued (use claims for those). At most first (0 to 1000).
   """
-  variants(subject: ID!, predicate: String!): [Claim!]!
+  variants(subject: ID!, predicate: String!, first: Int = 100): [Claim!]!
   """
   The common link of the narrations' chains (2 to 50 narrations; see CommonLink); null when
   their routes share no one. NOT_FOUND for an unknown narration, INVALID_ARGUMENT for one
@@ -4730,6 +4798,34 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Claim_attestations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Claim_variants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Concept_acceptedBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4867,6 +4963,20 @@ func (ec *executionContext) field_Concept_mentionedIn_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -5243,6 +5353,20 @@ func (ec *executionContext) field_Event_mentionedIn_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Event_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -5864,6 +5988,20 @@ func (ec *executionContext) field_Group_mentionedIn_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Group_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Group_opponents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6207,6 +6345,20 @@ func (ec *executionContext) field_Narration_narratedBy_args(ctx context.Context,
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Narration_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -6732,6 +6884,20 @@ func (ec *executionContext) field_Person_mentionedIn_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Person_narrated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Person_narrates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6751,6 +6917,20 @@ func (ec *executionContext) field_Person_narrates_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -7056,6 +7236,20 @@ func (ec *executionContext) field_Person_transmits_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Person_transmitted_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Person_versesRevealed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7193,6 +7387,20 @@ func (ec *executionContext) field_Place_mentionedIn_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Place_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -7538,6 +7746,20 @@ func (ec *executionContext) field_Query_shortestPath_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_timeline_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_variants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7557,6 +7779,14 @@ func (ec *executionContext) field_Query_variants_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["predicate"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -7645,6 +7875,20 @@ func (ec *executionContext) field_Verse_mentions_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Verse_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -8179,7 +8423,8 @@ func (ec *executionContext) _Claim_attestations(ctx context.Context, field graph
 			return ec.fieldContext_Claim_attestations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Attestations(), nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Attestations(fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Attestation) graphql.Marshaler {
@@ -8189,7 +8434,7 @@ func (ec *executionContext) _Claim_attestations(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Claim_attestations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Claim_attestations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Claim",
 		Field:      field,
@@ -8198,6 +8443,17 @@ func (ec *executionContext) fieldContext_Claim_attestations(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attestation(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Claim_attestations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8234,7 +8490,8 @@ func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.C
 			return ec.fieldContext_Claim_variants(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Claim().Variants(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Claim().Variants(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
@@ -8244,7 +8501,7 @@ func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.C
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Claim_variants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Claim_variants(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Claim",
 		Field:      field,
@@ -8253,6 +8510,17 @@ func (ec *executionContext) fieldContext_Claim_variants(_ context.Context, field
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Claim(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Claim_variants_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8697,7 +8965,8 @@ func (ec *executionContext) _Concept_narrations(ctx context.Context, field graph
 			return ec.fieldContext_Concept_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Concept().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -8707,7 +8976,7 @@ func (ec *executionContext) _Concept_narrations(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Concept_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Concept_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Concept",
 		Field:      field,
@@ -8716,6 +8985,17 @@ func (ec *executionContext) fieldContext_Concept_narrations(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -9628,7 +9908,8 @@ func (ec *executionContext) _Event_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Event_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -9638,7 +9919,7 @@ func (ec *executionContext) _Event_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Event_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Event_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Event",
 		Field:      field,
@@ -9647,6 +9928,17 @@ func (ec *executionContext) fieldContext_Event_narrations(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -11257,7 +11549,8 @@ func (ec *executionContext) _Group_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Group_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Group().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -11267,7 +11560,7 @@ func (ec *executionContext) _Group_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Group_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Group_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Group",
 		Field:      field,
@@ -11276,6 +11569,17 @@ func (ec *executionContext) fieldContext_Group_narrations(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -12765,7 +13069,8 @@ func (ec *executionContext) _Narration_narrations(ctx context.Context, field gra
 			return ec.fieldContext_Narration_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Narration().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Narration().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -12775,7 +13080,7 @@ func (ec *executionContext) _Narration_narrations(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Narration_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Narration_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Narration",
 		Field:      field,
@@ -12784,6 +13089,17 @@ func (ec *executionContext) fieldContext_Narration_narrations(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Narration_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13651,7 +13967,8 @@ func (ec *executionContext) _Person_narrations(ctx context.Context, field graphq
 			return ec.fieldContext_Person_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -13661,7 +13978,7 @@ func (ec *executionContext) _Person_narrations(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
@@ -13670,6 +13987,17 @@ func (ec *executionContext) fieldContext_Person_narrations(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13771,7 +14099,8 @@ func (ec *executionContext) _Person_transmitted(ctx context.Context, field graph
 			return ec.fieldContext_Person_transmitted(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Transmitted(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Transmitted(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -13781,7 +14110,7 @@ func (ec *executionContext) _Person_transmitted(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_transmitted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_transmitted(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
@@ -13790,6 +14119,17 @@ func (ec *executionContext) fieldContext_Person_transmitted(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_transmitted_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13803,7 +14143,8 @@ func (ec *executionContext) _Person_narrated(ctx context.Context, field graphql.
 			return ec.fieldContext_Person_narrated(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Narrated(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Narrated(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -13813,7 +14154,7 @@ func (ec *executionContext) _Person_narrated(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_narrated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_narrated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
@@ -13822,6 +14163,17 @@ func (ec *executionContext) fieldContext_Person_narrated(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_narrated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -15536,7 +15888,8 @@ func (ec *executionContext) _Place_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Place_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Place().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Place().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -15546,7 +15899,7 @@ func (ec *executionContext) _Place_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Place_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Place_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Place",
 		Field:      field,
@@ -15555,6 +15908,17 @@ func (ec *executionContext) fieldContext_Place_narrations(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Place_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16303,7 +16667,8 @@ func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.C
 			return ec.fieldContext_Query_timeline(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().Timeline(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Timeline(ctx, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Event) graphql.Marshaler {
@@ -16313,7 +16678,7 @@ func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.C
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_timeline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -16322,6 +16687,17 @@ func (ec *executionContext) fieldContext_Query_timeline(_ context.Context, field
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Event(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16500,7 +16876,7 @@ func (ec *executionContext) _Query_variants(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Variants(ctx, fc.Args["subject"].(string), fc.Args["predicate"].(string))
+			return ec.Resolvers.Query().Variants(ctx, fc.Args["subject"].(string), fc.Args["predicate"].(string), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
@@ -17448,7 +17824,8 @@ func (ec *executionContext) _Verse_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Verse_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Verse().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Verse().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -17458,7 +17835,7 @@ func (ec *executionContext) _Verse_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Verse_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Verse_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Verse",
 		Field:      field,
@@ -17467,6 +17844,17 @@ func (ec *executionContext) fieldContext_Verse_narrations(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Verse_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }

@@ -203,8 +203,8 @@ func (r *Resolver) {{$t.Name}}() generated.{{$t.Name}}Resolver { return &{{$t.Re
 
 type {{$t.Resolver}} struct{ *Resolver }
 
-func (r *{{$t.Resolver}}) Narrations(ctx context.Context, obj *model.{{$t.Name}}) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *{{$t.Resolver}}) Narrations(ctx context.Context, obj *model.{{$t.Name}}, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
 }
 
 func (r *{{$t.Resolver}}) Claims(ctx context.Context, obj *model.{{$t.Name}}, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
