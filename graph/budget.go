@@ -224,6 +224,10 @@ func (l requestBudget) InterceptResponse(ctx context.Context, next graphql.Respo
 	if resp == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		// Fields that were running when the deadline passed failed each on its own.
+		b.stop.CompareAndSwap(nil, &limitError{msg: "the request ran out of time", deadline: true})
+	}
 	if e := b.stop.Load(); e != nil {
 		resp.Data = nil
 		resp.Errors = gqlerror.List{l.present(ctx, e)}
