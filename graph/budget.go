@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -205,16 +207,41 @@ type requestBudget struct {
 	maxFields, maxBytes int64
 	maxErrors           int64
 	present             graphql.ErrorPresenterFunc
+	gate                *costGate
+	wait                time.Duration
 }
 
 var _ interface {
 	graphql.HandlerExtension
+	graphql.OperationInterceptor
 	graphql.ResponseInterceptor
 	graphql.FieldInterceptor
 } = requestBudget{}
 
 func (requestBudget) ExtensionName() string                   { return "RequestBudget" }
 func (requestBudget) Validate(graphql.ExecutableSchema) error { return nil }
+
+// InterceptOperation waits for room in the costGate when the operation is executed
+// (queries execute when their response is asked for), and refuses it if none comes in
+// time. Refusals of the document itself never get here.
+func (l requestBudget) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	respond := next(ctx)
+	cost := 1
+	if st := extension.GetComplexityStats(ctx); st != nil {
+		cost = max(st.Complexity, 1)
+	}
+	return func(ctx context.Context) *graphql.Response {
+		if !l.gate.acquire(ctx, cost, l.wait) {
+			if t, ok := ctx.Value(turnKey{}).(*turn); ok {
+				t.busy.Store(true)
+			}
+			return &graphql.Response{Errors: gqlerror.List{codedError(CodeUnavailable,
+				"the server is busy: the queries running now already cost up to %d, the most it runs at once, and this one %d; retry shortly", l.gate.capacity, cost)}}
+		}
+		defer l.gate.release(cost)
+		return respond(ctx)
+	}
+}
 
 func (l requestBudget) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	b := &budget{maxErrors: l.maxErrors}
@@ -297,7 +324,87 @@ func (a *admission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-a.slots }()
-	a.next.ServeHTTP(w, r)
+	t := &turn{}
+	sw := &busyWriter{ResponseWriter: w, turn: t}
+	a.next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), turnKey{}, t)))
+}
+
+// turn records that a request was refused for want of room in the costGate, so that its
+// answer, written by gqlgen, goes out as 503.
+type turn struct{ busy atomic.Bool }
+
+type turnKey struct{}
+
+// busyWriter sends 503 with Retry-After in place of the status gqlgen writes for a
+// request its turn says was refused.
+type busyWriter struct {
+	http.ResponseWriter
+	turn    *turn
+	written bool
+}
+
+func (w *busyWriter) WriteHeader(code int) {
+	if w.written {
+		return
+	}
+	w.written = true
+	if w.turn.busy.Load() {
+		w.Header().Set("Retry-After", "1")
+		code = http.StatusServiceUnavailable
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *busyWriter) Write(b []byte) (int, error) {
+	if !w.written {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// costGate runs requests while the sum of their estimated costs stays within capacity; one
+// costing more runs when nothing else does. Cheap requests are never queued behind an
+// expensive one that waits, so ordinary queries keep being answered while expensive
+// ones queue; a request that cannot get in within wait is refused (UNAVAILABLE, 503).
+type costGate struct {
+	mu       sync.Mutex
+	used     int
+	capacity int
+	wake     chan struct{}
+}
+
+func newCostGate(capacity int) *costGate {
+	return &costGate{capacity: capacity, wake: make(chan struct{})}
+}
+
+func (g *costGate) acquire(ctx context.Context, cost int, wait time.Duration) bool {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		g.mu.Lock()
+		if g.used == 0 || g.used+cost <= g.capacity {
+			g.used += cost
+			g.mu.Unlock()
+			return true
+		}
+		wake := g.wake
+		g.mu.Unlock()
+		select {
+		case <-wake:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (g *costGate) release(cost int) {
+	g.mu.Lock()
+	g.used -= cost
+	close(g.wake)
+	g.wake = make(chan struct{})
+	g.mu.Unlock()
 }
 
 // boundedCache keeps parsed documents of at most maxKey bytes of query text, so that the
@@ -325,5 +432,5 @@ func (c boundedAPQ) Add(ctx context.Context, key, query string) {
 	}
 }
 
-// DefaultMaxConcurrent is twice the cores Go may use, and at least 4.
-func DefaultMaxConcurrent() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+// DefaultMaxConcurrent is four times the cores Go may use, and at least 8.
+func DefaultMaxConcurrent() int { return max(8, 4*runtime.GOMAXPROCS(0)) }

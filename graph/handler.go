@@ -44,9 +44,10 @@ type Config struct {
 	MaxResponseBytes int
 	// MaxErrors bounds the errors one response reports; 0 means DefaultMaxErrors.
 	MaxErrors int
-	// MaxConcurrent bounds the GraphQL requests running at once; 0 means
-	// DefaultMaxConcurrent(). Others wait up to QueueWait (0: DefaultQueueWait), then are
-	// refused with 503 and UNAVAILABLE.
+	// MaxConcurrent bounds the GraphQL requests parsed or running at once; 0 means
+	// DefaultMaxConcurrent(). Running queries' estimated costs together are also bounded,
+	// by twice MaxComplexity. A request that cannot start within QueueWait (0:
+	// DefaultQueueWait) is refused with 503 and UNAVAILABLE.
 	MaxConcurrent int
 	QueueWait     time.Duration
 }
@@ -62,6 +63,9 @@ const (
 	DefaultMaxResponseBytes = 16 << 20
 	DefaultMaxErrors        = 100
 	DefaultQueueWait        = time.Second
+	// costCapacity is how many queries of the greatest cost run at once; cheaper ones
+	// share that room.
+	costCapacity = 2
 	// maxSchemaFields is how many times a document may ask for __schema.
 	maxSchemaFields = 2
 	// maxTokens bounds the tokens of a query document; a narration document goes in a
@@ -154,7 +158,10 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	srv.Use(depthLimit{max: cfg.MaxDepth})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	p := presenter{logger: cfg.Logger, timeout: cfg.Timeout}
-	srv.Use(requestBudget{maxFields: int64(cfg.MaxResolved), maxBytes: int64(cfg.MaxResponseBytes), maxErrors: int64(cfg.MaxErrors), present: p.present})
+	srv.Use(requestBudget{
+		maxFields: int64(cfg.MaxResolved), maxBytes: int64(cfg.MaxResponseBytes), maxErrors: int64(cfg.MaxErrors),
+		present: p.present, gate: newCostGate(costCapacity * cfg.MaxComplexity), wait: cfg.QueueWait,
+	})
 	srv.SetErrorPresenter(presentCounted(p.present))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
 		return fmt.Errorf("panic in resolver: %v", v)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/search"
+	"github.com/athar-hadith/athar/internal/traverse"
 )
 
 // Codes the API adds to athar's.
@@ -132,20 +133,29 @@ var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "
 // costs as much as the whole limit.
 func (c costed) scanCost() int { return 1 + 10*c.index.Len() }
 
+// walkFields traverse the graph, visiting up to traverse.DefaultMaxVisited entities.
+var walkFields = map[string]bool{"Query.neighbourhood": true, "Query.shortestPath": true}
+
+// walkCost is the estimated cost of a traversal: one per entity it may visit.
+func (c costed) walkCost() int { return 1 + min(traverse.DefaultMaxVisited, c.index.Len()) }
+
 func (c costed) Complexity(ctx context.Context, typeName, field string, child int, args map[string]any) (int, bool) {
 	scan := 0
 	if scanFields[typeName+"."+field] && args["subject"] == nil && args["object"] == nil && args["narration"] == nil {
 		scan = c.scanCost()
+	}
+	if walkFields[typeName+"."+field] {
+		scan = c.walkCost()
 	}
 	if n, ok := intArg(args["first"]); ok {
 		return 1 + scan + mulCapped(max(n, 1), child), true
 	}
 	if def := c.Schema().Types[typeName]; def != nil && !strings.HasSuffix(typeName, "Connection") {
 		if f := def.Fields.ForName(field); f != nil && f.Type.Elem != nil {
-			return 1 + mulCapped(listCost, child), true
+			return 1 + scan + mulCapped(listCost, child), true
 		}
 	}
-	return 1 + child, true
+	return 1 + scan + child, true
 }
 
 func intArg(v any) (int, bool) {
