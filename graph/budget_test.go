@@ -132,3 +132,32 @@ func TestConcurrencyLimit(t *testing.T) {
 		t.Fatalf("status %d, code %q; want 503 UNAVAILABLE", r.status, r.code())
 	}
 }
+
+func TestCostGate(t *testing.T) {
+	e := newEnv(t, options{
+		wrap: func(st athar.Store) athar.Store { return slowStore{st} },
+		config: func(c *graph.Config) {
+			c.Timeout, c.QueueWait = 700*time.Millisecond, 50*time.Millisecond
+			c.MaxComplexity = 100 // two queries of cost 100 at once
+		},
+	})
+	heavy := aliases(45, `claims(subject: "person:abu-bakr", first: 1) { totalCount }`)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.do(t, request{Query: heavy})
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	refused := e.do(t, request{Query: heavy})
+	cheap := e.do(t, request{Query: `{ predicate(name: "advises") { name } }`})
+	wg.Wait()
+	if refused.status != http.StatusServiceUnavailable || refused.code() != "UNAVAILABLE" {
+		t.Errorf("a third heavy query: status %d, errors %+v; want 503 UNAVAILABLE", refused.status, refused.Errors)
+	}
+	if cheap.status != http.StatusOK || len(cheap.Errors) > 0 {
+		t.Errorf("a cheap query beside them: status %d, errors %+v; want an answer", cheap.status, cheap.Errors)
+	}
+}
