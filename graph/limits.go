@@ -13,7 +13,6 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/search"
-	"github.com/athar-hadith/athar/internal/traverse"
 )
 
 // Codes the API adds to athar's.
@@ -133,11 +132,11 @@ var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "
 // costs as much as the whole limit.
 func (c costed) scanCost() int { return 1 + 10*c.index.Len() }
 
-// walkFields traverse the graph, visiting up to traverse.DefaultMaxVisited entities.
+// walkFields traverse the graph, visiting up to maxVisited entities.
 var walkFields = map[string]bool{"Query.neighbourhood": true, "Query.shortestPath": true}
 
 // walkCost is the estimated cost of a traversal: one per entity it may visit.
-func (c costed) walkCost() int { return 1 + min(traverse.DefaultMaxVisited, c.index.Len()) }
+func (c costed) walkCost() int { return 1 + min(maxVisited, c.index.Len()) }
 
 func (c costed) Complexity(ctx context.Context, typeName, field string, child int, args map[string]any) (int, bool) {
 	scan := 0
