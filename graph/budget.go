@@ -194,6 +194,10 @@ func (b *budget) spend(alias string, res any, maxBytes int64) {
 		if v != nil {
 			n += int64(len(*v))
 		}
+	case []string:
+		for _, x := range v {
+			n += int64(len(x) + 3)
+		}
 	}
 	if b.bytes.Add(-n) < 0 {
 		b.stop.CompareAndSwap(nil, &limitError{msg: fmt.Sprintf("the response would be larger than %d bytes; the limit is %d: ask for fewer fields or smaller pages", maxBytes, maxBytes)})

@@ -65,9 +65,12 @@ func TestDocumentLimits(t *testing.T) {
 		})
 	}
 	t.Run("lists are cut at first", func(t *testing.T) {
-		r := e.do(t, request{Query: `{ entity(id: "person:abu-bakr") { narrations(first: 1) { id } ... on Person { narrated(first: 1) { id } } } timeline(first: 2) { id } }`})
+		r := e.do(t, request{Query: `{ entity(id: "person:abu-bakr") { narrations(first: 1) { id } narrationCount ... on Person { narrated(first: 1) { id } } } timeline(first: 2) { id } }`})
 		if len(r.Errors) > 0 {
 			t.Fatalf("errors: %+v", r.Errors)
+		}
+		if strings.Contains(string(r.Data), `"narrationCount":1,`) || strings.Contains(string(r.Data), `"narrationCount":0,`) {
+			t.Errorf("narrationCount does not say more narrations exist: %s", r.Data)
 		}
 		if n := strings.Count(string(r.Data), `"id"`); n != 3 {
 			t.Errorf("%d ids, want 3: %s", n, r.Data)

@@ -30,6 +30,13 @@ func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity, first
 	return r.narrations(ctx, ids[:min(n, len(ids))])
 }
 
+// entityNarrationCount resolves Entity.narrationCount: what entityNarrations would return
+// without first.
+func (r *Resolver) entityNarrationCount(ctx context.Context, obj model.Entity) (int, error) {
+	ids, err := r.loaders(ctx).mentions.Load(ctx, obj.EntityID())
+	return len(ids), err
+}
+
 // entityClaims resolves Entity.claims: the claims with the entity as subject or object.
 // The page is chosen from the claims' references; only its own claims are loaded.
 func (r *Resolver) entityClaims(ctx context.Context, obj model.Entity, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {

@@ -120,6 +120,10 @@ func (r *personResolver) Narrations(ctx context.Context, obj *model.Person, firs
 	return r.entityNarrations(ctx, obj, first)
 }
 
+func (r *personResolver) NarrationCount(ctx context.Context, obj *model.Person) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
+}
+
 func (r *personResolver) Claims(ctx context.Context, obj *model.Person, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
 	return r.entityClaims(ctx, obj, predicate, first, after)
 }
@@ -277,6 +281,10 @@ func (r *groupResolver) Narrations(ctx context.Context, obj *model.Group, first 
 	return r.entityNarrations(ctx, obj, first)
 }
 
+func (r *groupResolver) NarrationCount(ctx context.Context, obj *model.Group) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
+}
+
 func (r *groupResolver) Claims(ctx context.Context, obj *model.Group, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
 	return r.entityClaims(ctx, obj, predicate, first, after)
 }
@@ -364,6 +372,10 @@ type eventResolver struct{ *Resolver }
 
 func (r *eventResolver) Narrations(ctx context.Context, obj *model.Event, first *int) ([]*model.Narration, error) {
 	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *eventResolver) NarrationCount(ctx context.Context, obj *model.Event) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *eventResolver) Claims(ctx context.Context, obj *model.Event, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -483,6 +495,10 @@ func (r *placeResolver) Narrations(ctx context.Context, obj *model.Place, first 
 	return r.entityNarrations(ctx, obj, first)
 }
 
+func (r *placeResolver) NarrationCount(ctx context.Context, obj *model.Place) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
+}
+
 func (r *placeResolver) Claims(ctx context.Context, obj *model.Place, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
 	return r.entityClaims(ctx, obj, predicate, first, after)
 }
@@ -510,6 +526,10 @@ type conceptResolver struct{ *Resolver }
 
 func (r *conceptResolver) Narrations(ctx context.Context, obj *model.Concept, first *int) ([]*model.Narration, error) {
 	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *conceptResolver) NarrationCount(ctx context.Context, obj *model.Concept) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *conceptResolver) Claims(ctx context.Context, obj *model.Concept, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -561,6 +581,10 @@ func (r *verseResolver) Narrations(ctx context.Context, obj *model.Verse, first 
 	return r.entityNarrations(ctx, obj, first)
 }
 
+func (r *verseResolver) NarrationCount(ctx context.Context, obj *model.Verse) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
+}
+
 func (r *verseResolver) Claims(ctx context.Context, obj *model.Verse, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
 	return r.entityClaims(ctx, obj, predicate, first, after)
 }
@@ -596,6 +620,10 @@ type narrationResolver struct{ *Resolver }
 
 func (r *narrationResolver) Narrations(ctx context.Context, obj *model.Narration, first *int) ([]*model.Narration, error) {
 	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *narrationResolver) NarrationCount(ctx context.Context, obj *model.Narration) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *narrationResolver) Claims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {

@@ -104,6 +104,7 @@ type ComplexityRoot struct {
 		InclinedToBy   func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
 		Narrations     func(childComplexity int, first *int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		SubjectOf      func(childComplexity int, first *int, after *string) int
@@ -151,6 +152,7 @@ type ComplexityRoot struct {
 		KilledCount    func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
 		Narrations     func(childComplexity int, first *int) int
 		OccurredAt     func(childComplexity int, first *int, after *string) int
 		PartOf         func(childComplexity int, first *int, after *string) int
@@ -202,6 +204,7 @@ type ComplexityRoot struct {
 		Members             func(childComplexity int, first *int, after *string) int
 		MentionedIn         func(childComplexity int, first *int, after *string) int
 		Name                func(childComplexity int) int
+		NarrationCount      func(childComplexity int) int
 		Narrations          func(childComplexity int, first *int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
@@ -252,6 +255,7 @@ type ComplexityRoot struct {
 		Mentions       func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
 		NarratedBy     func(childComplexity int, first *int, after *string) int
+		NarrationCount func(childComplexity int) int
 		Narrations     func(childComplexity int, first *int) int
 		Narrator       func(childComplexity int) int
 		Parallels      func(childComplexity int, first *int) int
@@ -305,6 +309,7 @@ type ComplexityRoot struct {
 		Name                func(childComplexity int) int
 		Narrated            func(childComplexity int, first *int) int
 		Narrates            func(childComplexity int, first *int, after *string) int
+		NarrationCount      func(childComplexity int) int
 		Narrations          func(childComplexity int, first *int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
@@ -327,19 +332,20 @@ type ComplexityRoot struct {
 	}
 
 	Place struct {
-		Aliases     func(childComplexity int) int
-		Arabic      func(childComplexity int) int
-		Claims      func(childComplexity int, predicate *string, first *int, after *string) int
-		Description func(childComplexity int) int
-		Events      func(childComplexity int, first *int, after *string) int
-		FormerIds   func(childComplexity int) int
-		ID          func(childComplexity int) int
-		MentionedIn func(childComplexity int, first *int, after *string) int
-		Name        func(childComplexity int) int
-		Narrations  func(childComplexity int, first *int) int
-		Relations   func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
-		SubjectOf   func(childComplexity int, first *int, after *string) int
-		Type        func(childComplexity int) int
+		Aliases        func(childComplexity int) int
+		Arabic         func(childComplexity int) int
+		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
+		Description    func(childComplexity int) int
+		Events         func(childComplexity int, first *int, after *string) int
+		FormerIds      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		MentionedIn    func(childComplexity int, first *int, after *string) int
+		Name           func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
+		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
+		SubjectOf      func(childComplexity int, first *int, after *string) int
+		Type           func(childComplexity int) int
 	}
 
 	Predicate struct {
@@ -424,6 +430,7 @@ type ComplexityRoot struct {
 		MentionedIn       func(childComplexity int, first *int, after *string) int
 		Mentions          func(childComplexity int, first *int, after *string) int
 		Name              func(childComplexity int) int
+		NarrationCount    func(childComplexity int) int
 		Narrations        func(childComplexity int, first *int) int
 		RecitedBy         func(childComplexity int, first *int, after *string) int
 		Ref               func(childComplexity int) int
@@ -458,6 +465,7 @@ type ClaimResolver interface {
 }
 type ConceptResolver interface {
 	Narrations(ctx context.Context, obj *model.Concept, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Concept) (int, error)
 	Claims(ctx context.Context, obj *model.Concept, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Concept, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Causes(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
@@ -474,6 +482,7 @@ type EdgeResolver interface {
 }
 type EventResolver interface {
 	Narrations(ctx context.Context, obj *model.Event, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Event) (int, error)
 	Claims(ctx context.Context, obj *model.Event, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Event, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Precedes(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
@@ -508,6 +517,7 @@ type GradingResolver interface {
 }
 type GroupResolver interface {
 	Narrations(ctx context.Context, obj *model.Group, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Group) (int, error)
 	Claims(ctx context.Context, obj *model.Group, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Group, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	SubjectOf(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
@@ -536,6 +546,7 @@ type MutationResolver interface {
 }
 type NarrationResolver interface {
 	Narrations(ctx context.Context, obj *model.Narration, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Narration) (int, error)
 	Claims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Narration, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
@@ -550,6 +561,7 @@ type NarrationResolver interface {
 }
 type PersonResolver interface {
 	Narrations(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Person) (int, error)
 	Claims(ctx context.Context, obj *model.Person, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Person, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Transmitted(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
@@ -592,6 +604,7 @@ type PersonResolver interface {
 }
 type PlaceResolver interface {
 	Narrations(ctx context.Context, obj *model.Place, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Place) (int, error)
 	Claims(ctx context.Context, obj *model.Place, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Place, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Events(ctx context.Context, obj *model.Place, first *int, after *string) (*model.RelationConnection, error)
@@ -619,6 +632,7 @@ type RelationResolver interface {
 }
 type VerseResolver interface {
 	Narrations(ctx context.Context, obj *model.Verse, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Verse) (int, error)
 	Claims(ctx context.Context, obj *model.Verse, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Verse, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
@@ -918,6 +932,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Concept.Name(childComplexity), true
+	case "Concept.narrationCount":
+		if e.ComplexityRoot.Concept.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Concept.NarrationCount(childComplexity), true
 	case "Concept.narrations":
 		if e.ComplexityRoot.Concept.Narrations == nil {
 			break
@@ -1217,6 +1237,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Name(childComplexity), true
+	case "Event.narrationCount":
+		if e.ComplexityRoot.Event.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.NarrationCount(childComplexity), true
 	case "Event.narrations":
 		if e.ComplexityRoot.Event.Narrations == nil {
 			break
@@ -1629,6 +1655,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Name(childComplexity), true
+	case "Group.narrationCount":
+		if e.ComplexityRoot.Group.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.NarrationCount(childComplexity), true
 	case "Group.narrations":
 		if e.ComplexityRoot.Group.Narrations == nil {
 			break
@@ -1941,6 +1973,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.NarratedBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Narration.narrationCount":
+		if e.ComplexityRoot.Narration.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.NarrationCount(childComplexity), true
 	case "Narration.narrations":
 		if e.ComplexityRoot.Narration.Narrations == nil {
 			break
@@ -2338,6 +2376,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Narrates(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.narrationCount":
+		if e.ComplexityRoot.Person.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.NarrationCount(childComplexity), true
 	case "Person.narrations":
 		if e.ComplexityRoot.Person.Narrations == nil {
 			break
@@ -2612,6 +2656,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Place.Name(childComplexity), true
+	case "Place.narrationCount":
+		if e.ComplexityRoot.Place.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Place.NarrationCount(childComplexity), true
 	case "Place.narrations":
 		if e.ComplexityRoot.Place.Narrations == nil {
 			break
@@ -3083,6 +3133,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Verse.Name(childComplexity), true
+	case "Verse.narrationCount":
+		if e.ComplexityRoot.Verse.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Verse.NarrationCount(childComplexity), true
 	case "Verse.narrations":
 		if e.ComplexityRoot.Verse.Narrations == nil {
 			break
@@ -3326,6 +3382,8 @@ interface Entity {
   first of them (0 to 1000; more than 1000 is INVALID_ARGUMENT).
   """
   narrations(first: Int = 100): [Narration!]!
+  "How many narrations there are: more than narrations gave when it was cut at first."
+  narrationCount: Int!
   "Claims with this entity as subject or object, optionally of one predicate."
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   """
@@ -3357,6 +3415,7 @@ type Person implements Entity {
   description: String
   formerIds: [ID!]!
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
   """
@@ -3382,6 +3441,7 @@ type Group implements Entity {
   description: String
   formerIds: [ID!]!
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3396,6 +3456,7 @@ type Event implements Entity {
   description: String
   formerIds: [ID!]!
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3410,6 +3471,7 @@ type Place implements Entity {
   description: String
   formerIds: [ID!]!
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3424,6 +3486,7 @@ type Concept implements Entity {
   description: String
   formerIds: [ID!]!
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3442,6 +3505,7 @@ type Verse implements Entity {
   description: String
   formerIds: [ID!]!
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
   "surah:ayah as Quran.com writes it, e.g. 8:67"
@@ -3490,6 +3554,7 @@ type Narration implements Entity {
   formerIds: [ID!]!
   "The narrations that mention or make claims about this one (itself included)."
   narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   "Claims with this narration as subject or object (what it mentions, who narrates it)."
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -4222,6 +4287,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Event_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Event_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Event_claims(ctx, field)
 	case "relations":
@@ -4360,6 +4427,8 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Narration_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Narration_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Narration_claims(ctx, field)
 	case "relations":
@@ -4436,6 +4505,8 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Person_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Person_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Person_claims(ctx, field)
 	case "relations":
@@ -4644,6 +4715,8 @@ func (ec *executionContext) childFields_Verse(ctx context.Context, field graphql
 		return ec.fieldContext_Verse_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Verse_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Verse_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Verse_claims(ctx, field)
 	case "relations":
@@ -9000,6 +9073,29 @@ func (ec *executionContext) fieldContext_Concept_narrations(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Concept_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Concept().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Concept", field, true, true, "Int")
+}
+
 func (ec *executionContext) _Concept_claims(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9941,6 +10037,29 @@ func (ec *executionContext) fieldContext_Event_narrations(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Event_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Event_claims(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
@@ -11584,6 +11703,29 @@ func (ec *executionContext) fieldContext_Group_narrations(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Group_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Group().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, true, "Int")
+}
+
 func (ec *executionContext) _Group_claims(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13104,6 +13246,29 @@ func (ec *executionContext) fieldContext_Narration_narrations(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Narration_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Narration().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Narration", field, true, true, "Int")
+}
+
 func (ec *executionContext) _Narration_claims(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14000,6 +14165,29 @@ func (ec *executionContext) fieldContext_Person_narrations(ctx context.Context, 
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Person_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Person().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Person_claims(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -15921,6 +16109,29 @@ func (ec *executionContext) fieldContext_Place_narrations(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Place_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Place) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Place_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Place().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Place_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Place", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Place_claims(ctx context.Context, field graphql.CollectedField, obj *model.Place) (ret graphql.Marshaler) {
@@ -17857,6 +18068,29 @@ func (ec *executionContext) fieldContext_Verse_narrations(ctx context.Context, f
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Verse_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Verse_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Verse().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Verse_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Verse", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Verse_claims(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
@@ -19896,6 +20130,12 @@ func (ec *executionContext) _Concept(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Concept_narrations(ctx, field, obj)
 				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_narrationCount(ctx, field, obj)
+				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20164,6 +20404,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -20475,6 +20721,12 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -20838,6 +21090,12 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_narrations(ctx, field, obj)
 				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_narrationCount(ctx, field, obj)
+				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21076,6 +21334,12 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Person_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -21379,6 +21643,12 @@ func (ec *executionContext) _Place(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Place_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Place_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -21974,6 +22244,12 @@ func (ec *executionContext) _Verse(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Verse_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Verse_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
