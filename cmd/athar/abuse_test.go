@@ -97,7 +97,7 @@ func TestServeBoundedUnderAbuse(t *testing.T) {
 	bin := buildAthar(t)
 	corpusDir := filepath.Join(t.TempDir(), "corpus")
 	storeDir := filepath.Join(t.TempDir(), "store")
-	if out, err := exec.Command(bin, "gen", "--n", "400", "--out", corpusDir).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "gen", "--n", "800", "--out", corpusDir).CombinedOutput(); err != nil {
 		t.Fatalf("gen: %v\n%s", err, out)
 	}
 	if out, err := exec.Command(bin, "load", "--store", "bbolt:"+storeDir, corpusDir).CombinedOutput(); err != nil {
