@@ -3350,7 +3350,8 @@ from schema/vocabulary.yaml into relations.graphqls by schema/genrel; do not wri
 
 Ids are CURIE-style: person:abu-bakr, verse:8:67, narration:ahmad-208. Errors carry
 extensions.code: NOT_FOUND, INVALID_ARGUMENT (with extensions.problems for a refused
-document), UNAUTHENTICATED, QUERY_TOO_COMPLEX, CONFLICT or INTERNAL.
+document), UNAUTHENTICATED, QUERY_TOO_COMPLEX (a limit: docs/limits.md), UNAVAILABLE
+(busy: retry), CONFLICT or INTERNAL. Every list that grows with the data takes first.
 """
 schema {
   query: Query
