@@ -44,6 +44,7 @@ func TestDocumentLimits(t *testing.T) {
 	}{
 		{name: "fragments expanded 2^40 times", query: fragmentBomb(40), code: "QUERY_TOO_COMPLEX", msg: "fragments are expanded"},
 		{name: "introspection aliased", query: aliases(300, "__schema { types { name fields { name args { name } type { name } } } }"), code: "QUERY_TOO_COMPLEX", msg: "limit is"},
+		{name: "fragments in a cycle", query: `{ ...A } fragment A on Query { __typename ...B } fragment B on Query { ...A }`, code: "GRAPHQL_VALIDATION_FAILED", msg: "within itself"},
 		{name: "__schema three times", query: aliases(3, "__schema { queryType { name } }"), code: "QUERY_TOO_COMPLEX", msg: "__schema"},
 		{name: "too many tokens", query: aliases(8000, "__typename"), code: "GRAPHQL_PARSE_FAILED", msg: "token"},
 		{name: "nested narrations", query: `{ entity(id: "person:abu-bakr") { narrations { chain { narrations { chain { narrations { id } } } } } } }`, code: "QUERY_TOO_COMPLEX", msg: "complexity"},
