@@ -57,7 +57,7 @@ const (
 	DefaultTimeout       = 10 * time.Second
 	DefaultMaxDepth      = 12
 	DefaultMaxComplexity = 50_000
-	// DefaultMaxFields is some 15 times the fields of GraphiQL's introspection query.
+	// DefaultMaxFields is over five times the fields of GraphiQL's introspection query (372).
 	DefaultMaxFields        = 2000
 	DefaultMaxResolved      = 100_000
 	DefaultMaxResponseBytes = 16 << 20
