@@ -84,7 +84,9 @@ const (
 // only, at whatever path it is mounted. Introspection is on; automatic persisted queries are
 // kept in an LRU cache. Each request gets its own dataloaders and its own deadline; queries
 // nested deeper than MaxDepth or costing more than MaxComplexity are refused with
-// QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED.
+// QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED. Every
+// other limit (document size, fields, bytes and errors per request, requests and cost at
+// once) is described in docs/limits.md.
 //
 // NewHandler also keeps cfg.Index current when cfg.Importer is a *narration.Importer: it
 // chains RefreshIndex onto its OnChange (after any function already set there), so every
