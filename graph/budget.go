@@ -151,7 +151,38 @@ type budget struct {
 	errors        atomic.Int64 // errors reported so far
 	maxErrors     int64
 	stop          atomic.Pointer[limitError]
+	// room is the request's share of the costGate, when it was admitted through one.
+	room *room
 }
+
+// room is what a running request holds of the costGate: its estimated cost, then more
+// in chunks as it resolves more fields than estimated (the estimate cannot know how
+// long a chain or a neighbourhood is), taken without waiting. So the fields resolving
+// at once, over all requests, stay within the gate's capacity: a request that finds no
+// room left is stopped (UNAVAILABLE, retryable) instead of pushing the others out.
+type room struct {
+	gate *costGate
+	mu   sync.Mutex
+	held int // what this request holds of the gate
+}
+
+// roomChunk is how much more room a request takes at a time.
+const roomChunk = 1000
+
+// grow makes sure the request holds room for resolved fields.
+func (r *room) grow(resolved int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for resolved > r.held {
+		if !r.gate.tryAcquire(roomChunk) {
+			return false
+		}
+		r.held += roomChunk
+	}
+	return true
+}
+
+type roomKey struct{}
 
 type budgetKey struct{}
 
@@ -164,6 +195,7 @@ func budgetFrom(ctx context.Context) *budget {
 type limitError struct {
 	msg      string
 	deadline bool // the request's deadline passed (or its client went away)
+	busy     bool // no room was left in the costGate
 }
 
 func (e *limitError) Error() string { return e.msg }
@@ -177,8 +209,14 @@ func (b *budget) check(ctx context.Context, maxFields int) error {
 		b.stop.CompareAndSwap(nil, &limitError{msg: "the request ran out of time", deadline: true})
 		return b.stop.Load()
 	}
-	if b.fields.Add(-1) < 0 {
+	left := b.fields.Add(-1)
+	if left < 0 {
 		b.stop.CompareAndSwap(nil, &limitError{msg: fmt.Sprintf("the response would have more than %d fields; the limit is %d: ask for fewer (smaller first, fewer nested lists)", maxFields, maxFields)})
+		return b.stop.Load()
+	}
+	if b.room != nil && !b.room.grow(maxFields-int(left)) {
+		b.stop.CompareAndSwap(nil, &limitError{busy: true, msg: fmt.Sprintf(
+			"the server is busy: this query resolved %d fields, more than its estimate, and the queries running now leave no room for more; retry shortly, or ask for less", maxFields-int(left))})
 		return b.stop.Load()
 	}
 	return nil
@@ -242,13 +280,15 @@ func (l requestBudget) InterceptOperation(ctx context.Context, next graphql.Oper
 			return &graphql.Response{Errors: gqlerror.List{codedError(CodeUnavailable,
 				"the server is busy: the queries running now already cost up to %d, the most it runs at once, and this one %d; retry shortly", l.gate.capacity, cost)}}
 		}
-		defer l.gate.release(cost)
-		return respond(ctx)
+		r := &room{gate: l.gate, held: cost}
+		defer func() { l.gate.release(r.held) }()
+		return respond(context.WithValue(ctx, roomKey{}, r))
 	}
 }
 
 func (l requestBudget) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	b := &budget{maxErrors: l.maxErrors}
+	b.room, _ = ctx.Value(roomKey{}).(*room)
 	b.fields.Store(l.maxFields)
 	b.bytes.Store(l.maxBytes)
 	resp := next(context.WithValue(ctx, budgetKey{}, b))
@@ -260,6 +300,9 @@ func (l requestBudget) InterceptResponse(ctx context.Context, next graphql.Respo
 		b.stop.CompareAndSwap(nil, &limitError{msg: "the request ran out of time", deadline: true})
 	}
 	if e := b.stop.Load(); e != nil {
+		if t, ok := ctx.Value(turnKey{}).(*turn); ok && e.busy {
+			t.busy.Store(true)
+		}
 		resp.Data = nil
 		resp.Errors = gqlerror.List{l.present(ctx, e)}
 		return resp
@@ -403,6 +446,17 @@ func (g *costGate) acquire(ctx context.Context, cost int, wait time.Duration) bo
 	}
 }
 
+// tryAcquire takes cost if there is room for it now.
+func (g *costGate) tryAcquire(cost int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.used+cost > g.capacity {
+		return false
+	}
+	g.used += cost
+	return true
+}
+
 func (g *costGate) release(cost int) {
 	g.mu.Lock()
 	g.used -= cost
@@ -436,5 +490,7 @@ func (c boundedAPQ) Add(ctx context.Context, key, query string) {
 	}
 }
 
-// DefaultMaxConcurrent is four times the cores Go may use, and at least 8.
-func DefaultMaxConcurrent() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
+// DefaultMaxConcurrent is eight times the cores Go may use, and at least 16: the
+// costGate, not this, bounds what running requests hold, so this only needs to bound
+// the requests being read and parsed.
+func DefaultMaxConcurrent() int { return max(16, 8*runtime.GOMAXPROCS(0)) }

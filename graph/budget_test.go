@@ -165,3 +165,20 @@ func TestCostGate(t *testing.T) {
 		t.Errorf("a cheap query beside them: status %d, errors %+v; want an answer", cheap.status, cheap.Errors)
 	}
 }
+
+// A query that resolves more fields than its estimate takes more room as it goes, and is
+// stopped, retryably, when the running queries leave none.
+func TestCostGateRoomForOverruns(t *testing.T) {
+	e := newEnv(t, options{config: func(c *graph.Config) { c.MaxComplexity = 200 }})
+	r := e.do(t, request{Query: `{ predicates { name domain range align inverse description } }`})
+	if r.status != http.StatusServiceUnavailable || r.code() != "UNAVAILABLE" || len(r.Errors) != 1 || string(r.Data) != "null" {
+		t.Fatalf("status %d, errors %+v, data %.80s; want 503 and one UNAVAILABLE error", r.status, r.Errors, r.Data)
+	}
+	if !strings.Contains(r.Errors[0].Message, "more than its estimate") {
+		t.Errorf("message %q does not say why", r.Errors[0].Message)
+	}
+	e = newEnv(t, options{})
+	if r := e.do(t, request{Query: `{ predicates { name domain range align inverse description } }`}); len(r.Errors) > 0 {
+		t.Errorf("with the default room: %+v", r.Errors)
+	}
+}

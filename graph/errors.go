@@ -34,6 +34,8 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 	switch {
 	case errors.As(err, &le) && le.deadline:
 		return p.with(gqlErr, CodeTooComplex, "the request took longer than its limit of "+p.timeout.String(), nil)
+	case errors.As(err, &le) && le.busy:
+		return p.with(gqlErr, CodeUnavailable, le.msg, nil)
 	case errors.As(err, &le):
 		return p.with(gqlErr, CodeTooComplex, le.msg, nil)
 	case errors.As(err, &ve):

@@ -44,10 +44,11 @@ type Config struct {
 	MaxResponseBytes int
 	// MaxErrors bounds the errors one response reports; 0 means DefaultMaxErrors.
 	MaxErrors int
-	// MaxConcurrent bounds the GraphQL requests parsed or running at once; 0 means
-	// DefaultMaxConcurrent(). Running queries' estimated costs together are also bounded,
-	// by twice MaxComplexity. A request that cannot start within QueueWait (0:
-	// DefaultQueueWait) is refused with 503 and UNAVAILABLE.
+	// MaxConcurrent bounds the GraphQL requests read, parsed or running at once; 0 means
+	// DefaultMaxConcurrent(). What running queries hold is bounded too, by a room of twice
+	// MaxComplexity: each takes its estimated cost, and more as it resolves more fields
+	// than estimated. A request that cannot start within QueueWait (0: DefaultQueueWait),
+	// or finds no room left for its overrun, is refused with 503 and UNAVAILABLE.
 	MaxConcurrent int
 	QueueWait     time.Duration
 }
@@ -64,7 +65,7 @@ const (
 	DefaultMaxErrors        = 100
 	DefaultQueueWait        = time.Second
 	// costCapacity is how many queries of the greatest cost run at once; cheaper ones
-	// share that room.
+	// share that room, and it bounds the fields resolving at once over all requests.
 	costCapacity = 2
 	// maxSchemaFields is how many times a document may ask for __schema.
 	maxSchemaFields = 2
