@@ -343,10 +343,10 @@ func presentCounted(present graphql.ErrorPresenterFunc) graphql.ErrorPresenterFu
 	}
 }
 
-// admission runs at most cap(slots) GraphQL requests at once; the others wait up to wait
-// for a slot, then are refused with 503 and UNAVAILABLE (retryable), so that memory stays
-// bounded by what that many requests may hold, and the rest of the server (/healthz, the
-// explorer, exports) keeps answering.
+// admission takes at most cap(slots) GraphQL requests at once; the others wait up to wait
+// for a slot, then are refused with 503 and UNAVAILABLE (retryable), so that the bodies
+// and documents being read and parsed stay bounded (the costGate bounds what running ones
+// hold), and the rest of the server (/healthz, the explorer, exports) keeps answering.
 type admission struct {
 	next  http.Handler
 	slots chan struct{}
