@@ -40,6 +40,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseVerseRange$$' -fuzztime $(FUZZTIME) ./internal/athar
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./internal/search
 	$(GO) test -run '^$$' -fuzz '^FuzzVariables$$' -fuzztime $(FUZZTIME) ./graph
+	$(GO) test -run '^$$' -fuzz '^FuzzDocument$$' -fuzztime $(FUZZTIME) ./graph
 
 ## web: rebuild the explorer and GraphiQL pages (web/explorer/dist, committed and embedded in
 ## the binary) from their sources and package-lock.json; the same lockfile builds the same bytes
@@ -63,6 +64,6 @@ bench-100k: build
 
 ## fuzz-keep: copy the inputs local fuzzing found interesting into the kept corpus
 fuzz-keep:
-	@for t in internal/narration:FuzzParse internal/athar:FuzzParseVerseRange internal/search:FuzzNormalize graph:FuzzVariables; do \
+	@for t in internal/narration:FuzzParse internal/athar:FuzzParseVerseRange internal/search:FuzzNormalize graph:FuzzVariables graph:FuzzDocument; do \
 	  pkg=$${t%%:*}; f=$${t##*:}; src="$$($(GO) env GOCACHE)/fuzz/github.com/athar-hadith/athar/$$pkg/$$f"; \
 	  [ -d "$$src" ] && mkdir -p "$$pkg/testdata/fuzz/$$f" && cp -n "$$src"/* "$$pkg/testdata/fuzz/$$f/" || true; done

@@ -18,12 +18,23 @@ type relationField struct {
 
 // entityNarrations resolves Entity.narrations: the narrations that define, mention or make
 // claims about the entity.
-func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity) ([]*model.Narration, error) {
+func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity, first *int) ([]*model.Narration, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
 	ids, err := r.loaders(ctx).mentions.Load(ctx, obj.EntityID())
 	if err != nil {
 		return nil, err
 	}
-	return r.narrations(ctx, ids)
+	return r.narrations(ctx, ids[:min(n, len(ids))])
+}
+
+// entityNarrationCount resolves Entity.narrationCount: what entityNarrations would return
+// without first.
+func (r *Resolver) entityNarrationCount(ctx context.Context, obj model.Entity) (int, error) {
+	ids, err := r.loaders(ctx).mentions.Load(ctx, obj.EntityID())
+	return len(ids), err
 }
 
 // entityClaims resolves Entity.claims: the claims with the entity as subject or object.

@@ -31,7 +31,14 @@ type presenter struct {
 func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 	var ve *athar.ValidationError
+	var le *limitError
 	switch {
+	case errors.As(err, &le) && le.deadline:
+		return p.with(gqlErr, CodeTooComplex, "the request took longer than its limit of "+p.timeout.String(), nil)
+	case errors.As(err, &le) && le.busy:
+		return p.with(gqlErr, CodeUnavailable, le.msg, nil)
+	case errors.As(err, &le):
+		return p.with(gqlErr, CodeTooComplex, le.msg, nil)
 	case errors.As(err, &ve):
 		problems := make([]map[string]any, len(ve.Problems))
 		for i, pr := range ve.Problems {

@@ -35,13 +35,45 @@ type Config struct {
 	MaxDepth int
 	// MaxComplexity bounds a query's estimated cost; 0 means DefaultMaxComplexity.
 	MaxComplexity int
+	// MaxFields bounds a document's fields with its fragments expanded, checked before it
+	// is validated; 0 means DefaultMaxFields.
+	MaxFields int
+	// MaxResolved bounds the fields one request may resolve; 0 means DefaultMaxResolved.
+	MaxResolved int
+	// MaxResponseBytes bounds a response's size, roughly; 0 means DefaultMaxResponseBytes.
+	MaxResponseBytes int
+	// MaxErrors bounds the errors one response reports; 0 means DefaultMaxErrors.
+	MaxErrors int
+	// MaxConcurrent bounds the GraphQL requests read, parsed or running at once; 0 means
+	// DefaultMaxConcurrent(). What running queries hold is bounded too, by a room of twice
+	// MaxComplexity: each takes its estimated cost, and more as it resolves more fields
+	// than estimated. A request that cannot start within QueueWait (0: DefaultQueueWait),
+	// or finds no room left for its overrun, is refused with 503 and UNAVAILABLE.
+	MaxConcurrent int
+	QueueWait     time.Duration
 }
 
 // Defaults of Config.
 const (
 	DefaultTimeout       = 10 * time.Second
 	DefaultMaxDepth      = 12
-	DefaultMaxComplexity = 5000
+	DefaultMaxComplexity = 50_000
+	// DefaultMaxFields is over five times the fields of GraphiQL's introspection query (372).
+	DefaultMaxFields        = 2000
+	DefaultMaxResolved      = 100_000
+	DefaultMaxResponseBytes = 16 << 20
+	DefaultMaxErrors        = 100
+	DefaultQueueWait        = time.Second
+	// costCapacity is how many queries of the greatest cost run at once; cheaper ones
+	// share that room, and it bounds the fields resolving at once over all requests.
+	costCapacity = 2
+	// maxSchemaFields is how many times a document may ask for __schema.
+	maxSchemaFields = 2
+	// maxTokens bounds the tokens of a query document; a narration document goes in a
+	// variable, as one token.
+	maxTokens = 20_000
+	// maxCachedQuery is the longest query text kept parsed in the query cache.
+	maxCachedQuery = 64 << 10
 	// maxBody bounds a request body: a narration document (narration.MaxDocumentSize) sent
 	// as a JSON string, with room for its escaping.
 	maxBody = 3 * narration.MaxDocumentSize
@@ -53,7 +85,9 @@ const (
 // only, at whatever path it is mounted. Introspection is on; automatic persisted queries are
 // kept in an LRU cache. Each request gets its own dataloaders and its own deadline; queries
 // nested deeper than MaxDepth or costing more than MaxComplexity are refused with
-// QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED.
+// QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED. Every
+// other limit (document size, fields, bytes and errors per request, requests and cost at
+// once) is described in docs/limits.md.
 //
 // NewHandler also keeps cfg.Index current when cfg.Importer is a *narration.Importer: it
 // chains RefreshIndex onto its OnChange (after any function already set there), so every
@@ -83,6 +117,24 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.MaxComplexity <= 0 {
 		cfg.MaxComplexity = DefaultMaxComplexity
 	}
+	if cfg.MaxFields <= 0 {
+		cfg.MaxFields = DefaultMaxFields
+	}
+	if cfg.MaxResolved <= 0 {
+		cfg.MaxResolved = DefaultMaxResolved
+	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if cfg.MaxErrors <= 0 {
+		cfg.MaxErrors = DefaultMaxErrors
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent()
+	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = DefaultQueueWait
+	}
 
 	if im, ok := cfg.Importer.(*narration.Importer); ok {
 		prev, refresh := im.OnChange, IndexOnChange(cfg.Store, cfg.Index, cfg.Logger)
@@ -95,23 +147,30 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}
-	es := costed{generated.NewExecutableSchema(generated.Config{Resolvers: r})}
+	es := costed{ExecutableSchema: generated.NewExecutableSchema(generated.Config{Resolvers: r}), index: cfg.Index}
 
 	srv := handler.New(es)
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetQueryCache(boundedCache{LRU: lru.New[*ast.QueryDocument](1000), maxKey: maxCachedQuery})
+	srv.SetParserTokenLimit(maxTokens)
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](persistedQueries)})
+	srv.Use(extension.AutomaticPersistedQuery{Cache: boundedAPQ{LRU: lru.New[string](persistedQueries), maxQuery: maxCachedQuery}})
+	srv.Use(documentLimit{maxFields: cfg.MaxFields, maxSchema: maxSchemaFields, maxTokens: maxTokens, sizes: lru.New[docSize](1000)})
 	srv.Use(mutationAuth{token: cfg.Token})
 	srv.Use(depthLimit{max: cfg.MaxDepth})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	p := presenter{logger: cfg.Logger, timeout: cfg.Timeout}
-	srv.SetErrorPresenter(p.present)
+	srv.Use(requestBudget{
+		maxFields: int64(cfg.MaxResolved), maxBytes: int64(cfg.MaxResponseBytes), maxErrors: int64(cfg.MaxErrors),
+		present: p.present, gate: newCostGate(costCapacity * cfg.MaxComplexity), wait: cfg.QueueWait,
+	})
+	srv.SetErrorPresenter(presentCounted(p.present))
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
 		return fmt.Errorf("panic in resolver: %v", v)
 	})
-	return &endpoint{gql: srv, store: cfg.Store, timeout: cfg.Timeout}, nil
+	e := &endpoint{gql: srv, store: cfg.Store, timeout: cfg.Timeout}
+	return &admission{next: e, slots: make(chan struct{}, cfg.MaxConcurrent), wait: cfg.QueueWait}, nil
 }
 
 // endpoint wraps the gqlgen server with what each request needs around it.

@@ -12,6 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/search"
 )
 
 // Codes the API adds to athar's.
@@ -108,26 +109,52 @@ func selectionDepth(set ast.SelectionSet, onPath map[string]bool) int {
 	return deepest
 }
 
-// costed gives the complexity limit an estimate of each field's cost: a connection costs
-// `first` times its items; a list without `first` five times its items, except the edges and
-// nodes of a connection, already counted by the connection; anything else one plus its
-// fields.
+// costed gives the complexity limit an estimate of each field's cost: a field with `first`
+// (every list that grows with the data has one, with a maximum its resolver enforces)
+// costs `first` times its items; a list without `first` -- bounded by one narration
+// document or by the vocabulary -- five times its items, except the edges and nodes of a
+// connection, already counted by the connection; anything else one plus its fields. A
+// field that scans the whole store (claims with no subject, object or narration; timeline;
+// entities) costs in proportion to the store, whatever it returns: see scanCost.
 type costed struct {
 	graphql.ExecutableSchema
+	index *search.Index
 }
 
 const listCost = 5
 
+// scanFields are the fields whose resolvers read every claim of some predicate, or every
+// entity of some type, whatever page they return.
+var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "Query.entities": true}
+
+// scanCost is the estimated cost of a field that scans the store: one per claim read, and
+// a store of n entities holds some 10n claims. An unfiltered claims over 5,000 entities
+// costs as much as the whole limit.
+func (c costed) scanCost() int { return 1 + 10*c.index.Len() }
+
+// walkFields traverse the graph, visiting up to maxVisited entities.
+var walkFields = map[string]bool{"Query.neighbourhood": true, "Query.shortestPath": true}
+
+// walkCost is the estimated cost of a traversal: one per entity it may visit.
+func (c costed) walkCost() int { return 1 + min(maxVisited, c.index.Len()) }
+
 func (c costed) Complexity(ctx context.Context, typeName, field string, child int, args map[string]any) (int, bool) {
+	scan := 0
+	if scanFields[typeName+"."+field] && args["subject"] == nil && args["object"] == nil && args["narration"] == nil {
+		scan = c.scanCost()
+	}
+	if walkFields[typeName+"."+field] {
+		scan = c.walkCost()
+	}
 	if n, ok := intArg(args["first"]); ok {
-		return 1 + max(n, 1)*child, true
+		return 1 + scan + mulCapped(max(n, 1), child), true
 	}
 	if def := c.Schema().Types[typeName]; def != nil && !strings.HasSuffix(typeName, "Connection") {
 		if f := def.Fields.ForName(field); f != nil && f.Type.Elem != nil {
-			return 1 + listCost*child, true
+			return 1 + scan + mulCapped(listCost, child), true
 		}
 	}
-	return 1 + child, true
+	return 1 + scan + child, true
 }
 
 func intArg(v any) (int, bool) {
@@ -141,4 +168,16 @@ func intArg(v any) (int, bool) {
 		return int(i), err == nil
 	}
 	return 0, false
+}
+
+// mulCapped multiplies without overflowing: nested lists multiply their costs.
+func mulCapped(a, b int) int {
+	const limit = 1 << 40
+	if a <= 0 || b <= 0 {
+		return max(a*b, 0)
+	}
+	if a > limit/b {
+		return limit
+	}
+	return a * b
 }

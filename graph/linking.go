@@ -157,15 +157,23 @@ func (r *Resolver) variantsOf(ctx context.Context, c *athar.Claim) ([]*athar.Cla
 	return out, nil
 }
 
-func (r *claimResolver) Variants(ctx context.Context, obj *model.Claim) ([]*model.Claim, error) {
+func (r *claimResolver) Variants(ctx context.Context, obj *model.Claim, first *int) ([]*model.Claim, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
 	vs, err := r.variantsOf(ctx, obj.C)
 	if err != nil {
 		return nil, err
 	}
-	return claimViews(vs), nil
+	return claimViews(vs[:min(n, len(vs))]), nil
 }
 
-func (r *queryResolver) Variants(ctx context.Context, subject string, predicate string) ([]*model.Claim, error) {
+func (r *queryResolver) Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
 	id, err := parseID("subject", subject)
 	if err != nil {
 		return nil, err
@@ -183,12 +191,16 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 	if err != nil {
 		return nil, err
 	}
-	return claimViews(cs), nil
+	return claimViews(cs[:min(n, len(cs))]), nil
 }
 
 // chainNarrations returns the narrations a person is the subject of predicate (transmits
 // or narrates) for, sorted by id.
-func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person, predicate string) ([]*model.Narration, error) {
+func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person, predicate string, first *int) ([]*model.Narration, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
 	claims, err := r.about(ctx, obj.EntityID(), &predicate)
 	if err != nil {
 		return nil, err
@@ -200,15 +212,15 @@ func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person,
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return r.narrations(ctx, ids)
+	return r.narrations(ctx, ids[:min(n, len(ids))])
 }
 
-func (r *personResolver) Transmitted(ctx context.Context, obj *model.Person) ([]*model.Narration, error) {
-	return r.chainNarrations(ctx, obj, "transmits")
+func (r *personResolver) Transmitted(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error) {
+	return r.chainNarrations(ctx, obj, "transmits", first)
 }
 
-func (r *personResolver) Narrated(ctx context.Context, obj *model.Person) ([]*model.Narration, error) {
-	return r.chainNarrations(ctx, obj, "narrates")
+func (r *personResolver) Narrated(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error) {
+	return r.chainNarrations(ctx, obj, "narrates", first)
 }
 
 func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error) {

@@ -266,7 +266,11 @@ func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*mo
 	return out, nil
 }
 
-func (r *queryResolver) Timeline(ctx context.Context) ([]*model.Event, error) {
+func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Event, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
 	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
 	if err != nil {
 		return nil, err
@@ -278,7 +282,7 @@ func (r *queryResolver) Timeline(ctx context.Context) ([]*model.Event, error) {
 		}
 	}
 	order := chronology(events, byPredicate)
-	es, err := r.entities(ctx, order)
+	es, err := r.entities(ctx, order[:min(n, len(order))])
 	if err != nil {
 		return nil, err
 	}

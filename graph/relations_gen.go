@@ -116,8 +116,12 @@ func (r *Resolver) Person() generated.PersonResolver { return &personResolver{r}
 
 type personResolver struct{ *Resolver }
 
-func (r *personResolver) Narrations(ctx context.Context, obj *model.Person) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *personResolver) Narrations(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *personResolver) NarrationCount(ctx context.Context, obj *model.Person) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *personResolver) Claims(ctx context.Context, obj *model.Person, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -273,8 +277,12 @@ func (r *Resolver) Group() generated.GroupResolver { return &groupResolver{r} }
 
 type groupResolver struct{ *Resolver }
 
-func (r *groupResolver) Narrations(ctx context.Context, obj *model.Group) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *groupResolver) Narrations(ctx context.Context, obj *model.Group, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *groupResolver) NarrationCount(ctx context.Context, obj *model.Group) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *groupResolver) Claims(ctx context.Context, obj *model.Group, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -362,8 +370,12 @@ func (r *Resolver) Event() generated.EventResolver { return &eventResolver{r} }
 
 type eventResolver struct{ *Resolver }
 
-func (r *eventResolver) Narrations(ctx context.Context, obj *model.Event) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *eventResolver) Narrations(ctx context.Context, obj *model.Event, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *eventResolver) NarrationCount(ctx context.Context, obj *model.Event) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *eventResolver) Claims(ctx context.Context, obj *model.Event, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -479,8 +491,12 @@ func (r *Resolver) Place() generated.PlaceResolver { return &placeResolver{r} }
 
 type placeResolver struct{ *Resolver }
 
-func (r *placeResolver) Narrations(ctx context.Context, obj *model.Place) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *placeResolver) Narrations(ctx context.Context, obj *model.Place, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *placeResolver) NarrationCount(ctx context.Context, obj *model.Place) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *placeResolver) Claims(ctx context.Context, obj *model.Place, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -508,8 +524,12 @@ func (r *Resolver) Concept() generated.ConceptResolver { return &conceptResolver
 
 type conceptResolver struct{ *Resolver }
 
-func (r *conceptResolver) Narrations(ctx context.Context, obj *model.Concept) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *conceptResolver) Narrations(ctx context.Context, obj *model.Concept, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *conceptResolver) NarrationCount(ctx context.Context, obj *model.Concept) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *conceptResolver) Claims(ctx context.Context, obj *model.Concept, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -557,8 +577,12 @@ func (r *Resolver) Verse() generated.VerseResolver { return &verseResolver{r} }
 
 type verseResolver struct{ *Resolver }
 
-func (r *verseResolver) Narrations(ctx context.Context, obj *model.Verse) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *verseResolver) Narrations(ctx context.Context, obj *model.Verse, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *verseResolver) NarrationCount(ctx context.Context, obj *model.Verse) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *verseResolver) Claims(ctx context.Context, obj *model.Verse, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
@@ -594,8 +618,12 @@ func (r *Resolver) Narration() generated.NarrationResolver { return &narrationRe
 
 type narrationResolver struct{ *Resolver }
 
-func (r *narrationResolver) Narrations(ctx context.Context, obj *model.Narration) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *narrationResolver) Narrations(ctx context.Context, obj *model.Narration, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *narrationResolver) NarrationCount(ctx context.Context, obj *model.Narration) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *narrationResolver) Claims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {

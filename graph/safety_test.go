@@ -105,7 +105,7 @@ func TestMutationAuth(t *testing.T) {
 func TestLimits(t *testing.T) {
 	e := newEnv(t, options{})
 	deep := `{ entity(id: "event:badr") { ... on Event { parts { nodes { entity { ... on Event { partOf { nodes { entity { ... on Event { parts { nodes { entity { ... on Event { partOf { nodes { entity { id } } } } } } } } } } } } } } } } } }`
-	wide := `{ claims(first: 100) { nodes { subject { ... on Person { participatedIn(first: 100) { nodes { entity { id name } } } } } } } }`
+	wide := `{ claims(first: 100) { nodes { subject { ... on Person { participatedIn(first: 100) { nodes { entity { id name narrations { id } } } } } } } } }`
 	tests := []struct {
 		name  string
 		query string

@@ -64,13 +64,13 @@ type ComplexityRoot struct {
 
 	Claim struct {
 		AttestationCount func(childComplexity int) int
-		Attestations     func(childComplexity int) int
+		Attestations     func(childComplexity int, first *int) int
 		ID               func(childComplexity int) int
 		Object           func(childComplexity int) int
 		Predicate        func(childComplexity int) int
 		Subject          func(childComplexity int) int
 		Value            func(childComplexity int) int
-		Variants         func(childComplexity int) int
+		Variants         func(childComplexity int, first *int) int
 	}
 
 	ClaimConnection struct {
@@ -104,7 +104,8 @@ type ComplexityRoot struct {
 		InclinedToBy   func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
-		Narrations     func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		SubjectOf      func(childComplexity int, first *int, after *string) int
 		Type           func(childComplexity int) int
@@ -151,7 +152,8 @@ type ComplexityRoot struct {
 		KilledCount    func(childComplexity int, first *int, after *string) int
 		MentionedIn    func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
-		Narrations     func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
 		OccurredAt     func(childComplexity int, first *int, after *string) int
 		PartOf         func(childComplexity int, first *int, after *string) int
 		Participants   func(childComplexity int, first *int, after *string) int
@@ -202,7 +204,8 @@ type ComplexityRoot struct {
 		Members             func(childComplexity int, first *int, after *string) int
 		MentionedIn         func(childComplexity int, first *int, after *string) int
 		Name                func(childComplexity int) int
-		Narrations          func(childComplexity int) int
+		NarrationCount      func(childComplexity int) int
+		Narrations          func(childComplexity int, first *int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
 		ProposedExecutioner func(childComplexity int, first *int, after *string) int
@@ -252,7 +255,8 @@ type ComplexityRoot struct {
 		Mentions       func(childComplexity int, first *int, after *string) int
 		Name           func(childComplexity int) int
 		NarratedBy     func(childComplexity int, first *int, after *string) int
-		Narrations     func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
 		Narrator       func(childComplexity int) int
 		Parallels      func(childComplexity int, first *int) int
 		References     func(childComplexity int) int
@@ -303,9 +307,10 @@ type ComplexityRoot struct {
 		MemberOf            func(childComplexity int, first *int, after *string) int
 		MentionedIn         func(childComplexity int, first *int, after *string) int
 		Name                func(childComplexity int) int
-		Narrated            func(childComplexity int) int
+		Narrated            func(childComplexity int, first *int) int
 		Narrates            func(childComplexity int, first *int, after *string) int
-		Narrations          func(childComplexity int) int
+		NarrationCount      func(childComplexity int) int
+		Narrations          func(childComplexity int, first *int) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
 		ProposedExecutioner func(childComplexity int, first *int, after *string) int
@@ -319,7 +324,7 @@ type ComplexityRoot struct {
 		SubjectOf           func(childComplexity int, first *int, after *string) int
 		Supplicates         func(childComplexity int, first *int, after *string) int
 		Transmits           func(childComplexity int, first *int, after *string) int
-		Transmitted         func(childComplexity int) int
+		Transmitted         func(childComplexity int, first *int) int
 		Type                func(childComplexity int) int
 		VersesRevealed      func(childComplexity int, first *int, after *string) int
 		WeepsOver           func(childComplexity int, first *int, after *string) int
@@ -327,19 +332,20 @@ type ComplexityRoot struct {
 	}
 
 	Place struct {
-		Aliases     func(childComplexity int) int
-		Arabic      func(childComplexity int) int
-		Claims      func(childComplexity int, predicate *string, first *int, after *string) int
-		Description func(childComplexity int) int
-		Events      func(childComplexity int, first *int, after *string) int
-		FormerIds   func(childComplexity int) int
-		ID          func(childComplexity int) int
-		MentionedIn func(childComplexity int, first *int, after *string) int
-		Name        func(childComplexity int) int
-		Narrations  func(childComplexity int) int
-		Relations   func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
-		SubjectOf   func(childComplexity int, first *int, after *string) int
-		Type        func(childComplexity int) int
+		Aliases        func(childComplexity int) int
+		Arabic         func(childComplexity int) int
+		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
+		Description    func(childComplexity int) int
+		Events         func(childComplexity int, first *int, after *string) int
+		FormerIds      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		MentionedIn    func(childComplexity int, first *int, after *string) int
+		Name           func(childComplexity int) int
+		NarrationCount func(childComplexity int) int
+		Narrations     func(childComplexity int, first *int) int
+		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
+		SubjectOf      func(childComplexity int, first *int, after *string) int
+		Type           func(childComplexity int) int
 	}
 
 	Predicate struct {
@@ -366,8 +372,8 @@ type ComplexityRoot struct {
 		Predicates    func(childComplexity int) int
 		Search        func(childComplexity int, text string, first *int) int
 		ShortestPath  func(childComplexity int, from string, to string, maxLength *int, predicates []string, excludePredicates []string) int
-		Timeline      func(childComplexity int) int
-		Variants      func(childComplexity int, subject string, predicate string) int
+		Timeline      func(childComplexity int, first *int) int
+		Variants      func(childComplexity int, subject string, predicate string, first *int) int
 		Verse         func(childComplexity int, ref string) int
 	}
 
@@ -424,7 +430,8 @@ type ComplexityRoot struct {
 		MentionedIn       func(childComplexity int, first *int, after *string) int
 		Mentions          func(childComplexity int, first *int, after *string) int
 		Name              func(childComplexity int) int
-		Narrations        func(childComplexity int) int
+		NarrationCount    func(childComplexity int) int
+		Narrations        func(childComplexity int, first *int) int
 		RecitedBy         func(childComplexity int, first *int, after *string) int
 		Ref               func(childComplexity int) int
 		Relations         func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
@@ -454,10 +461,11 @@ type ClaimResolver interface {
 
 	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
 
-	Variants(ctx context.Context, obj *model.Claim) ([]*model.Claim, error)
+	Variants(ctx context.Context, obj *model.Claim, first *int) ([]*model.Claim, error)
 }
 type ConceptResolver interface {
-	Narrations(ctx context.Context, obj *model.Concept) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Concept, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Concept) (int, error)
 	Claims(ctx context.Context, obj *model.Concept, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Concept, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Causes(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
@@ -473,7 +481,8 @@ type EdgeResolver interface {
 	Claim(ctx context.Context, obj *model.Edge) (*model.Claim, error)
 }
 type EventResolver interface {
-	Narrations(ctx context.Context, obj *model.Event) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Event, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Event) (int, error)
 	Claims(ctx context.Context, obj *model.Event, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Event, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Precedes(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
@@ -507,7 +516,8 @@ type GradingResolver interface {
 	GraderName(ctx context.Context, obj *model.Grading) (string, error)
 }
 type GroupResolver interface {
-	Narrations(ctx context.Context, obj *model.Group) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Group, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Group) (int, error)
 	Claims(ctx context.Context, obj *model.Group, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Group, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	SubjectOf(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
@@ -535,7 +545,8 @@ type MutationResolver interface {
 	MergeEntities(ctx context.Context, keep string, remove string) (*model.MergeResult, error)
 }
 type NarrationResolver interface {
-	Narrations(ctx context.Context, obj *model.Narration) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Narration, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Narration) (int, error)
 	Claims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Narration, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
@@ -549,11 +560,12 @@ type NarrationResolver interface {
 	Transmitters(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
 }
 type PersonResolver interface {
-	Narrations(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Person) (int, error)
 	Claims(ctx context.Context, obj *model.Person, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Person, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
-	Transmitted(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
-	Narrated(ctx context.Context, obj *model.Person) ([]*model.Narration, error)
+	Transmitted(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
+	Narrated(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error)
 	SubjectOf(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	ParticipatedIn(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Witnessed(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
@@ -591,7 +603,8 @@ type PersonResolver interface {
 	Transmits(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 }
 type PlaceResolver interface {
-	Narrations(ctx context.Context, obj *model.Place) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Place, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Place) (int, error)
 	Claims(ctx context.Context, obj *model.Place, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Place, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 	Events(ctx context.Context, obj *model.Place, first *int, after *string) (*model.RelationConnection, error)
@@ -606,19 +619,20 @@ type QueryResolver interface {
 	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) (*model.ClaimConnection, error)
 	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
-	Timeline(ctx context.Context) ([]*model.Event, error)
+	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
 	Predicates(ctx context.Context) ([]*model.Predicate, error)
 	Predicate(ctx context.Context, name string) (*model.Predicate, error)
 	Claim(ctx context.Context, id string) (*model.Claim, error)
 	Entities(ctx context.Context, typeArg *string, first *int, after *string) (*model.EntityConnection, error)
-	Variants(ctx context.Context, subject string, predicate string) ([]*model.Claim, error)
+	Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error)
 	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
 }
 type RelationResolver interface {
 	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
 }
 type VerseResolver interface {
-	Narrations(ctx context.Context, obj *model.Verse) ([]*model.Narration, error)
+	Narrations(ctx context.Context, obj *model.Verse, first *int) ([]*model.Narration, error)
+	NarrationCount(ctx context.Context, obj *model.Verse) (int, error)
 	Claims(ctx context.Context, obj *model.Verse, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 	Relations(ctx context.Context, obj *model.Verse, predicate *string, direction *model.Direction, first *int, after *string) (*model.RelationConnection, error)
 
@@ -711,7 +725,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Claim.Attestations(childComplexity), true
+		args, err := ec.field_Claim_attestations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Claim.Attestations(childComplexity, args["first"].(*int)), true
 	case "Claim.id":
 		if e.ComplexityRoot.Claim.ID == nil {
 			break
@@ -747,7 +766,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Claim.Variants(childComplexity), true
+		args, err := ec.field_Claim_variants_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Claim.Variants(childComplexity, args["first"].(*int)), true
 
 	case "ClaimConnection.edges":
 		if e.ComplexityRoot.ClaimConnection.Edges == nil {
@@ -908,12 +932,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Concept.Name(childComplexity), true
+	case "Concept.narrationCount":
+		if e.ComplexityRoot.Concept.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Concept.NarrationCount(childComplexity), true
 	case "Concept.narrations":
 		if e.ComplexityRoot.Concept.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Concept.Narrations(childComplexity), true
+		args, err := ec.field_Concept_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.Narrations(childComplexity, args["first"].(*int)), true
 	case "Concept.relations":
 		if e.ComplexityRoot.Concept.Relations == nil {
 			break
@@ -1202,12 +1237,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Name(childComplexity), true
+	case "Event.narrationCount":
+		if e.ComplexityRoot.Event.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Event.NarrationCount(childComplexity), true
 	case "Event.narrations":
 		if e.ComplexityRoot.Event.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Event.Narrations(childComplexity), true
+		args, err := ec.field_Event_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.Narrations(childComplexity, args["first"].(*int)), true
 	case "Event.occurredAt":
 		if e.ComplexityRoot.Event.OccurredAt == nil {
 			break
@@ -1609,12 +1655,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Name(childComplexity), true
+	case "Group.narrationCount":
+		if e.ComplexityRoot.Group.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.NarrationCount(childComplexity), true
 	case "Group.narrations":
 		if e.ComplexityRoot.Group.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Group.Narrations(childComplexity), true
+		args, err := ec.field_Group_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Narrations(childComplexity, args["first"].(*int)), true
 	case "Group.opponents":
 		if e.ComplexityRoot.Group.Opponents == nil {
 			break
@@ -1916,12 +1973,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.NarratedBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Narration.narrationCount":
+		if e.ComplexityRoot.Narration.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.NarrationCount(childComplexity), true
 	case "Narration.narrations":
 		if e.ComplexityRoot.Narration.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Narration.Narrations(childComplexity), true
+		args, err := ec.field_Narration_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Narration.Narrations(childComplexity, args["first"].(*int)), true
 	case "Narration.narrator":
 		if e.ComplexityRoot.Narration.Narrator == nil {
 			break
@@ -2291,7 +2359,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Person.Narrated(childComplexity), true
+		args, err := ec.field_Person_narrated_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Narrated(childComplexity, args["first"].(*int)), true
 	case "Person.narrates":
 		if e.ComplexityRoot.Person.Narrates == nil {
 			break
@@ -2303,12 +2376,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Narrates(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.narrationCount":
+		if e.ComplexityRoot.Person.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Person.NarrationCount(childComplexity), true
 	case "Person.narrations":
 		if e.ComplexityRoot.Person.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Person.Narrations(childComplexity), true
+		args, err := ec.field_Person_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Narrations(childComplexity, args["first"].(*int)), true
 	case "Person.opponents":
 		if e.ComplexityRoot.Person.Opponents == nil {
 			break
@@ -2457,7 +2541,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Person.Transmitted(childComplexity), true
+		args, err := ec.field_Person_transmitted_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.Transmitted(childComplexity, args["first"].(*int)), true
 	case "Person.type":
 		if e.ComplexityRoot.Person.Type == nil {
 			break
@@ -2567,12 +2656,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Place.Name(childComplexity), true
+	case "Place.narrationCount":
+		if e.ComplexityRoot.Place.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Place.NarrationCount(childComplexity), true
 	case "Place.narrations":
 		if e.ComplexityRoot.Place.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Place.Narrations(childComplexity), true
+		args, err := ec.field_Place_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Place.Narrations(childComplexity, args["first"].(*int)), true
 	case "Place.relations":
 		if e.ComplexityRoot.Place.Relations == nil {
 			break
@@ -2779,7 +2879,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Query.Timeline(childComplexity), true
+		args, err := ec.field_Query_timeline_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Timeline(childComplexity, args["first"].(*int)), true
 	case "Query.variants":
 		if e.ComplexityRoot.Query.Variants == nil {
 			break
@@ -2790,7 +2895,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Variants(childComplexity, args["subject"].(string), args["predicate"].(string)), true
+		return e.ComplexityRoot.Query.Variants(childComplexity, args["subject"].(string), args["predicate"].(string), args["first"].(*int)), true
 	case "Query.verse":
 		if e.ComplexityRoot.Query.Verse == nil {
 			break
@@ -3028,12 +3133,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Verse.Name(childComplexity), true
+	case "Verse.narrationCount":
+		if e.ComplexityRoot.Verse.NarrationCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Verse.NarrationCount(childComplexity), true
 	case "Verse.narrations":
 		if e.ComplexityRoot.Verse.Narrations == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Verse.Narrations(childComplexity), true
+		args, err := ec.field_Verse_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Verse.Narrations(childComplexity, args["first"].(*int)), true
 	case "Verse.recitedBy":
 		if e.ComplexityRoot.Verse.RecitedBy == nil {
 			break
@@ -3234,7 +3350,8 @@ from schema/vocabulary.yaml into relations.graphqls by schema/genrel; do not wri
 
 Ids are CURIE-style: person:abu-bakr, verse:8:67, narration:ahmad-208. Errors carry
 extensions.code: NOT_FOUND, INVALID_ARGUMENT (with extensions.problems for a refused
-document), UNAUTHENTICATED, QUERY_TOO_COMPLEX, CONFLICT or INTERNAL.
+document), UNAUTHENTICATED, QUERY_TOO_COMPLEX (a limit: docs/limits.md), UNAVAILABLE
+(busy: retry), CONFLICT or INTERNAL. Every list that grows with the data takes first.
 """
 schema {
   query: Query
@@ -3261,8 +3378,13 @@ interface Entity {
   entity(id:) with a former id returns this entity.
   """
   formerIds: [ID!]!
-  "The narrations that define, mention or make claims about it, sorted by id."
-  narrations: [Narration!]!
+  """
+  The narrations that define, mention or make claims about it, sorted by id: the first
+  first of them (0 to 1000; more than 1000 is INVALID_ARGUMENT).
+  """
+  narrations(first: Int = 100): [Narration!]!
+  "How many narrations there are: more than narrations gave when it was cut at first."
+  narrationCount: Int!
   "Claims with this entity as subject or object, optionally of one predicate."
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   """
@@ -3293,19 +3415,21 @@ type Person implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
   """
   The narrations in whose chain (isnad) this person is a link, sorted by id: the chain read
-  the other way. Transmitting a report is not witnessing what it tells.
+  the other way. Transmitting a report is not witnessing what it tells. At most first (0 to
+  1000).
   """
-  transmitted: [Narration!]!
+  transmitted(first: Int = 100): [Narration!]!
   """
   The narrations this person is the source of (their narrator), sorted by id. Narrating is
-  not witnessing: a narrator may report what others saw.
+  not witnessing: a narrator may report what others saw. At most first (0 to 1000).
   """
-  narrated: [Narration!]!
+  narrated(first: Int = 100): [Narration!]!
 }
 
 "A set of people (or angels) acting or counted together."
@@ -3317,7 +3441,8 @@ type Group implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3331,7 +3456,8 @@ type Event implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3345,7 +3471,8 @@ type Place implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3359,7 +3486,8 @@ type Concept implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
 }
@@ -3377,7 +3505,8 @@ type Verse implements Entity {
   arabic: [String!]!
   description: String
   formerIds: [ID!]!
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
   "surah:ayah as Quran.com writes it, e.g. 8:67"
@@ -3425,7 +3554,8 @@ type Narration implements Entity {
   "Always empty: narrations are not merged."
   formerIds: [ID!]!
   "The narrations that mention or make claims about this one (itself included)."
-  narrations: [Narration!]!
+  narrations(first: Int = 100): [Narration!]!
+  narrationCount: Int!
   "Claims with this narration as subject or object (what it mentions, who narrates it)."
   claims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   relations(predicate: String, direction: Direction = BOTH, first: Int = 50, after: String): RelationConnection!
@@ -3559,16 +3689,20 @@ type Claim {
   "Exactly one of object and value is set."
   object: Entity
   value: String
-  "One per narration that asserts it (and per passage, when one narration says it twice)."
-  attestations: [Attestation!]!
+  """
+  One per narration that asserts it (and per passage, when one narration says it twice):
+  the first first of them (0 to 1000); attestationCount says how many narrations there are.
+  """
+  attestations(first: Int = 20): [Attestation!]!
   "The number of distinct narrations attesting it."
   attestationCount: Int!
   """
   For a single-valued predicate (Predicate.single: counts, year, place, killedIn), the
   other claims with the same subject and predicate: the values other narrations give, each
-  with its attestations. Never overwritten; empty for other predicates.
+  with its attestations. Never overwritten; empty for other predicates. At most first (0 to
+  1000).
   """
-  variants: [Claim!]!
+  variants(first: Int = 20): [Claim!]!
 }
 
 "One narration's support for a claim: the exact words and where they are."
@@ -3705,9 +3839,9 @@ type Query {
   Every event in chronological order: a topological order of precedes (with partOf, causes
   and respondsTo as ordering too: a whole before its parts, parts between what precedes and
   follows the whole, causes before effects, answers after what they answer); events the
-  relations do not order come by year, then id.
+  relations do not order come by year, then id. The first first of them (0 to 1000).
   """
-  timeline: [Event!]!
+  timeline(first: Int = 200): [Event!]!
   "The vocabulary, in the order of its source file."
   predicates: [Predicate!]!
   predicate(name: String!): Predicate
@@ -3718,9 +3852,9 @@ type Query {
   """
   Every value the narrations give for a single-valued predicate of the subject, each claim
   with its attestations: variants side by side, never overwritten. INVALID_ARGUMENT for a
-  predicate that is not single-valued (use claims for those).
+  predicate that is not single-valued (use claims for those). At most first (0 to 1000).
   """
-  variants(subject: ID!, predicate: String!): [Claim!]!
+  variants(subject: ID!, predicate: String!, first: Int = 100): [Claim!]!
   """
   The common link of the narrations' chains (2 to 50 narrations; see CommonLink); null when
   their routes share no one. NOT_FOUND for an unknown narration, INVALID_ARGUMENT for one
@@ -4154,6 +4288,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Event_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Event_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Event_claims(ctx, field)
 	case "relations":
@@ -4292,6 +4428,8 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Narration_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Narration_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Narration_claims(ctx, field)
 	case "relations":
@@ -4368,6 +4506,8 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Person_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Person_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Person_claims(ctx, field)
 	case "relations":
@@ -4576,6 +4716,8 @@ func (ec *executionContext) childFields_Verse(ctx context.Context, field graphql
 		return ec.fieldContext_Verse_formerIds(ctx, field)
 	case "narrations":
 		return ec.fieldContext_Verse_narrations(ctx, field)
+	case "narrationCount":
+		return ec.fieldContext_Verse_narrationCount(ctx, field)
 	case "claims":
 		return ec.fieldContext_Verse_claims(ctx, field)
 	case "relations":
@@ -4730,6 +4872,34 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Claim_attestations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Claim_variants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Concept_acceptedBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -4867,6 +5037,20 @@ func (ec *executionContext) field_Concept_mentionedIn_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -5243,6 +5427,20 @@ func (ec *executionContext) field_Event_mentionedIn_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Event_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -5864,6 +6062,20 @@ func (ec *executionContext) field_Group_mentionedIn_args(ctx context.Context, ra
 	return args, nil
 }
 
+func (ec *executionContext) field_Group_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Group_opponents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6207,6 +6419,20 @@ func (ec *executionContext) field_Narration_narratedBy_args(ctx context.Context,
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Narration_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -6732,6 +6958,20 @@ func (ec *executionContext) field_Person_mentionedIn_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Person_narrated_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Person_narrates_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6751,6 +6991,20 @@ func (ec *executionContext) field_Person_narrates_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -7056,6 +7310,20 @@ func (ec *executionContext) field_Person_transmits_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Person_transmitted_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Person_versesRevealed_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7193,6 +7461,20 @@ func (ec *executionContext) field_Place_mentionedIn_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Place_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -7538,6 +7820,20 @@ func (ec *executionContext) field_Query_shortestPath_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_timeline_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_variants_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7557,6 +7853,14 @@ func (ec *executionContext) field_Query_variants_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["predicate"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
 	return args, nil
 }
 
@@ -7645,6 +7949,20 @@ func (ec *executionContext) field_Verse_mentions_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Verse_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
 	return args, nil
 }
 
@@ -8179,7 +8497,8 @@ func (ec *executionContext) _Claim_attestations(ctx context.Context, field graph
 			return ec.fieldContext_Claim_attestations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Attestations(), nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.Attestations(fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Attestation) graphql.Marshaler {
@@ -8189,7 +8508,7 @@ func (ec *executionContext) _Claim_attestations(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Claim_attestations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Claim_attestations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Claim",
 		Field:      field,
@@ -8198,6 +8517,17 @@ func (ec *executionContext) fieldContext_Claim_attestations(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attestation(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Claim_attestations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8234,7 +8564,8 @@ func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.C
 			return ec.fieldContext_Claim_variants(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Claim().Variants(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Claim().Variants(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
@@ -8244,7 +8575,7 @@ func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.C
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Claim_variants(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Claim_variants(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Claim",
 		Field:      field,
@@ -8253,6 +8584,17 @@ func (ec *executionContext) fieldContext_Claim_variants(_ context.Context, field
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Claim(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Claim_variants_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -8697,7 +9039,8 @@ func (ec *executionContext) _Concept_narrations(ctx context.Context, field graph
 			return ec.fieldContext_Concept_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Concept().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -8707,7 +9050,7 @@ func (ec *executionContext) _Concept_narrations(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Concept_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Concept_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Concept",
 		Field:      field,
@@ -8717,7 +9060,41 @@ func (ec *executionContext) fieldContext_Concept_narrations(_ context.Context, f
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Concept_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Concept().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Concept", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Concept_claims(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
@@ -9628,7 +10005,8 @@ func (ec *executionContext) _Event_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Event_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Event().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -9638,7 +10016,7 @@ func (ec *executionContext) _Event_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Event_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Event_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Event",
 		Field:      field,
@@ -9648,7 +10026,41 @@ func (ec *executionContext) fieldContext_Event_narrations(_ context.Context, fie
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Event_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Event().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Event", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Event_claims(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
@@ -11257,7 +11669,8 @@ func (ec *executionContext) _Group_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Group_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Group().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -11267,7 +11680,7 @@ func (ec *executionContext) _Group_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Group_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Group_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Group",
 		Field:      field,
@@ -11277,7 +11690,41 @@ func (ec *executionContext) fieldContext_Group_narrations(_ context.Context, fie
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Group_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Group().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Group_claims(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
@@ -12765,7 +13212,8 @@ func (ec *executionContext) _Narration_narrations(ctx context.Context, field gra
 			return ec.fieldContext_Narration_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Narration().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Narration().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -12775,7 +13223,7 @@ func (ec *executionContext) _Narration_narrations(ctx context.Context, field gra
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Narration_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Narration_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Narration",
 		Field:      field,
@@ -12785,7 +13233,41 @@ func (ec *executionContext) fieldContext_Narration_narrations(_ context.Context,
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Narration_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Narration_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Narration().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Narration", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Narration_claims(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
@@ -13651,7 +14133,8 @@ func (ec *executionContext) _Person_narrations(ctx context.Context, field graphq
 			return ec.fieldContext_Person_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -13661,7 +14144,7 @@ func (ec *executionContext) _Person_narrations(ctx context.Context, field graphq
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
@@ -13671,7 +14154,41 @@ func (ec *executionContext) fieldContext_Person_narrations(_ context.Context, fi
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Person_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Person().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Person", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Person_claims(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
@@ -13771,7 +14288,8 @@ func (ec *executionContext) _Person_transmitted(ctx context.Context, field graph
 			return ec.fieldContext_Person_transmitted(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Transmitted(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Transmitted(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -13781,7 +14299,7 @@ func (ec *executionContext) _Person_transmitted(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_transmitted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_transmitted(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
@@ -13790,6 +14308,17 @@ func (ec *executionContext) fieldContext_Person_transmitted(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_transmitted_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13803,7 +14332,8 @@ func (ec *executionContext) _Person_narrated(ctx context.Context, field graphql.
 			return ec.fieldContext_Person_narrated(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Person().Narrated(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().Narrated(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -13813,7 +14343,7 @@ func (ec *executionContext) _Person_narrated(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Person_narrated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Person_narrated(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Person",
 		Field:      field,
@@ -13822,6 +14352,17 @@ func (ec *executionContext) fieldContext_Person_narrated(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_narrated_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -15536,7 +16077,8 @@ func (ec *executionContext) _Place_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Place_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Place().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Place().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -15546,7 +16088,7 @@ func (ec *executionContext) _Place_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Place_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Place_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Place",
 		Field:      field,
@@ -15556,7 +16098,41 @@ func (ec *executionContext) fieldContext_Place_narrations(_ context.Context, fie
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Place_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Place_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Place) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Place_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Place().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Place_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Place", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Place_claims(ctx context.Context, field graphql.CollectedField, obj *model.Place) (ret graphql.Marshaler) {
@@ -16303,7 +16879,8 @@ func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.C
 			return ec.fieldContext_Query_timeline(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Query().Timeline(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Timeline(ctx, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Event) graphql.Marshaler {
@@ -16313,7 +16890,7 @@ func (ec *executionContext) _Query_timeline(ctx context.Context, field graphql.C
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_timeline(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
@@ -16322,6 +16899,17 @@ func (ec *executionContext) fieldContext_Query_timeline(_ context.Context, field
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Event(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -16500,7 +17088,7 @@ func (ec *executionContext) _Query_variants(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Variants(ctx, fc.Args["subject"].(string), fc.Args["predicate"].(string))
+			return ec.Resolvers.Query().Variants(ctx, fc.Args["subject"].(string), fc.Args["predicate"].(string), fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
@@ -17448,7 +18036,8 @@ func (ec *executionContext) _Verse_narrations(ctx context.Context, field graphql
 			return ec.fieldContext_Verse_narrations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Verse().Narrations(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Verse().Narrations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
@@ -17458,7 +18047,7 @@ func (ec *executionContext) _Verse_narrations(ctx context.Context, field graphql
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Verse_narrations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Verse_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Verse",
 		Field:      field,
@@ -17468,7 +18057,41 @@ func (ec *executionContext) fieldContext_Verse_narrations(_ context.Context, fie
 			return ec.childFields_Narration(ctx, field)
 		},
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Verse_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Verse_narrationCount(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Verse_narrationCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Verse().NarrationCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Verse_narrationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Verse", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Verse_claims(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
@@ -19508,6 +20131,12 @@ func (ec *executionContext) _Concept(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Concept_narrations(ctx, field, obj)
 				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_narrationCount(ctx, field, obj)
+				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -19776,6 +20405,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -20087,6 +20722,12 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -20450,6 +21091,12 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_narrations(ctx, field, obj)
 				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_narrationCount(ctx, field, obj)
+				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20688,6 +21335,12 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Person_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -20991,6 +21644,12 @@ func (ec *executionContext) _Place(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Place_narrations(ctx, field, obj)
+				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Place_narrationCount(ctx, field, obj)
 				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -21587,6 +22246,12 @@ func (ec *executionContext) _Verse(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Verse_narrations(ctx, field, obj)
 				})
+		case "narrationCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Verse_narrationCount(ctx, field, obj)
+				})
 		case "claims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22062,7 +22727,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 // region    ***************************** type.gotpl *****************************
 
 func (ec *executionContext) marshalNAttestation2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐAttestationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Attestation) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAttestation2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐAttestation(ctx, sel, v[i])
@@ -22100,7 +22765,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNChainPosition2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChainPositionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ChainPosition) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNChainPosition2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChainPosition(ctx, sel, v[i])
@@ -22124,7 +22789,7 @@ func (ec *executionContext) marshalNChainPosition2ᚖgithubᚗcomᚋatharᚑhadi
 }
 
 func (ec *executionContext) marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNClaim2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaim(ctx, sel, v[i])
@@ -22156,7 +22821,7 @@ func (ec *executionContext) marshalNClaimConnection2ᚖgithubᚗcomᚋatharᚑha
 }
 
 func (ec *executionContext) marshalNClaimEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ClaimEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNClaimEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimEdge(ctx, sel, v[i])
@@ -22190,7 +22855,7 @@ func (ec *executionContext) marshalNDirection2githubᚗcomᚋatharᚑhadithᚋat
 }
 
 func (ec *executionContext) marshalNEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
@@ -22222,7 +22887,7 @@ func (ec *executionContext) marshalNEntity2githubᚗcomᚋatharᚑhadithᚋathar
 }
 
 func (ec *executionContext) marshalNEntity2ᚕgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEntityᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Entity) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEntity2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEntity(ctx, sel, v[i])
@@ -22246,7 +22911,7 @@ func (ec *executionContext) marshalNEntityConnection2ᚖgithubᚗcomᚋatharᚑh
 }
 
 func (ec *executionContext) marshalNEntityEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEntityEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.EntityEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEntityEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEntityEdge(ctx, sel, v[i])
@@ -22270,7 +22935,7 @@ func (ec *executionContext) marshalNEntityEdge2ᚖgithubᚗcomᚋatharᚑhadith�
 }
 
 func (ec *executionContext) marshalNEvent2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Event) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEvent2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEvent(ctx, sel, v[i])
@@ -22294,7 +22959,7 @@ func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋatharᚑhadithᚋath
 }
 
 func (ec *executionContext) marshalNGrading2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNGrading2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrading(ctx, sel, v[i])
@@ -22401,7 +23066,7 @@ func (ec *executionContext) marshalNMergeResult2ᚖgithubᚗcomᚋatharᚑhadith
 }
 
 func (ec *executionContext) marshalNNarration2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Narration) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, sel, v[i])
@@ -22433,7 +23098,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 }
 
 func (ec *executionContext) marshalNParallel2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐParallelᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Parallel) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNParallel2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐParallel(ctx, sel, v[i])
@@ -22457,7 +23122,7 @@ func (ec *executionContext) marshalNParallel2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 }
 
 func (ec *executionContext) marshalNPerson2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Person) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPerson2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPerson(ctx, sel, v[i])
@@ -22481,7 +23146,7 @@ func (ec *executionContext) marshalNPerson2ᚖgithubᚗcomᚋatharᚑhadithᚋat
 }
 
 func (ec *executionContext) marshalNPredicate2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPredicateᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Predicate) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPredicate2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPredicate(ctx, sel, v[i])
@@ -22505,7 +23170,7 @@ func (ec *executionContext) marshalNPredicate2ᚖgithubᚗcomᚋatharᚑhadith�
 }
 
 func (ec *executionContext) marshalNReference2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐReferenceᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Reference) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNReference2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐReference(ctx, sel, v[i])
@@ -22529,7 +23194,7 @@ func (ec *executionContext) marshalNReference2ᚖgithubᚗcomᚋatharᚑhadith�
 }
 
 func (ec *executionContext) marshalNRelation2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Relation) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRelation2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelation(ctx, sel, v[i])
@@ -22561,7 +23226,7 @@ func (ec *executionContext) marshalNRelationConnection2ᚖgithubᚗcomᚋathar�
 }
 
 func (ec *executionContext) marshalNRelationEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RelationEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNRelationEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationEdge(ctx, sel, v[i])
@@ -22640,7 +23305,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -22684,7 +23349,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -22712,7 +23377,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -22740,7 +23405,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -23002,7 +23667,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -23021,7 +23686,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -23040,7 +23705,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -23059,7 +23724,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

@@ -250,13 +250,34 @@ func (c *Claim) Value() *string {
 	return &v
 }
 
-// Attestations are the claim's attestations, in the store's order.
-func (c *Claim) Attestations() []*Attestation {
-	out := make([]*Attestation, len(c.C.Attestations))
-	for i, a := range c.C.Attestations {
-		out[i] = &Attestation{A: a}
+// Attestations are the claim's first attestations, in the store's order.
+func (c *Claim) Attestations(first *int) ([]*Attestation, error) {
+	n, err := First(first, len(c.C.Attestations))
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := make([]*Attestation, min(n, len(c.C.Attestations)))
+	for i := range out {
+		out[i] = &Attestation{A: c.C.Attestations[i]}
+	}
+	return out, nil
+}
+
+// MaxList is the largest first a plain list field takes.
+const MaxList = 1000
+
+// First returns how many items a list field may return: first, or def when first is not
+// given; INVALID_ARGUMENT for a first outside 0 to MaxList. The schema gives every list
+// that grows with the data a first with a default, so that each is bounded and the
+// complexity estimate knows by how much.
+func First(first *int, def int) (int, error) {
+	if first == nil {
+		return def, nil
+	}
+	if *first < 0 || *first > MaxList {
+		return 0, athar.Errorf(athar.Invalid, "first: %d is outside 0 to %d", *first, MaxList)
+	}
+	return *first, nil
 }
 
 // AttestationCount is the number of distinct narrations attesting the claim.

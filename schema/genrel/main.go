@@ -91,7 +91,7 @@ func (f Field) GoDirection() string {
 // reserved are the fields the hand-written SDL gives each type; a relation field may not
 // take their names.
 var reserved = map[string][]string{
-	"":          {"id", "type", "name", "aliases", "arabic", "description", "formerIds", "narrations", "claims", "relations"},
+	"":          {"id", "type", "name", "aliases", "arabic", "description", "formerIds", "narrations", "narrationCount", "claims", "relations"},
 	"Person":    {"transmitted", "narrated"},
 	"Verse":     {"ref", "surah", "ayah", "surahName", "surahNameArabic", "surahMeaning", "surahVerses", "text", "translation", "textAttribution"},
 	"Narration": {"title", "text", "language", "translation", "references", "narrator", "chain", "attestedClaims", "gradings", "parallels"},
@@ -203,8 +203,12 @@ func (r *Resolver) {{$t.Name}}() generated.{{$t.Name}}Resolver { return &{{$t.Re
 
 type {{$t.Resolver}} struct{ *Resolver }
 
-func (r *{{$t.Resolver}}) Narrations(ctx context.Context, obj *model.{{$t.Name}}) ([]*model.Narration, error) {
-	return r.entityNarrations(ctx, obj)
+func (r *{{$t.Resolver}}) Narrations(ctx context.Context, obj *model.{{$t.Name}}, first *int) ([]*model.Narration, error) {
+	return r.entityNarrations(ctx, obj, first)
+}
+
+func (r *{{$t.Resolver}}) NarrationCount(ctx context.Context, obj *model.{{$t.Name}}) (int, error) {
+	return r.entityNarrationCount(ctx, obj)
 }
 
 func (r *{{$t.Resolver}}) Claims(ctx context.Context, obj *model.{{$t.Name}}, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
