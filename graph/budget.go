@@ -17,10 +17,12 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/athar-hadith/athar/internal/athar"
 )
 
 // CodeUnavailable refuses a request the server cannot take now (too many running); retry.
-const CodeUnavailable = "UNAVAILABLE"
+const CodeUnavailable = string(athar.Unavailable)
 
 // documentLimit refuses, before gqlgen validates or executes anything, a document whose
 // fields, once every fragment spread is expanded, number more than maxFields, or that asks
