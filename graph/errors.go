@@ -34,7 +34,9 @@ func (p presenter) present(ctx context.Context, err error) *gqlerror.Error {
 	var le *limitError
 	switch {
 	case errors.As(err, &le) && le.deadline:
-		return p.with(gqlErr, CodeTooComplex, "the request took longer than its limit of "+p.timeout.String(), nil)
+		// The budget stopped the fields left once the deadline passed: presented like any
+		// other deadline, so that a mutation is DEADLINE_EXCEEDED (retryable), not a limit.
+		return p.stopped(ctx, gqlErr, context.DeadlineExceeded)
 	case errors.As(err, &le) && le.busy:
 		return p.with(gqlErr, CodeUnavailable, le.msg, nil)
 	case errors.As(err, &le):
