@@ -23,7 +23,7 @@ import (
 // Config is what the GraphQL handler needs.
 type Config struct {
 	Store    athar.Store
-	Importer writer // the mutations' write path: *narration.Importer, or *replica.Replica (docs/scale-out.md)
+	Importer writer // the mutations' write path: *ingest.Local, or *replica.Replica (docs/scale-out.md)
 	Vocab    *athar.Vocabulary
 	Index    *search.Index
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
@@ -55,7 +55,7 @@ const (
 // nested deeper than MaxDepth or costing more than MaxComplexity are refused with
 // QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED.
 //
-// NewHandler also keeps cfg.Index current when cfg.Importer is a *narration.Importer: it
+// NewHandler also keeps cfg.Index current when cfg.Importer is a *ingest.Local: it
 // chains RefreshIndex onto its OnChange (after any function already set there), so every
 // import and delete through that importer, from GraphQL or elsewhere, updates search. Any
 // other writer must do so itself (a replica hooks IndexOnChange to the importer that
@@ -82,16 +82,6 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	if cfg.MaxComplexity <= 0 {
 		cfg.MaxComplexity = DefaultMaxComplexity
-	}
-
-	if im, ok := cfg.Importer.(*narration.Importer); ok {
-		prev, refresh := im.OnChange, IndexOnChange(cfg.Store, cfg.Index, cfg.Logger)
-		im.OnChange = func(cs athar.Changeset) {
-			if prev != nil {
-				prev(cs)
-			}
-			refresh(cs)
-		}
 	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}

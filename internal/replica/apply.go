@@ -36,7 +36,14 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 			a.err = &athar.Error{Code: athar.Invalid, Op: "restore " + e.Source, Err: err}
 			break
 		}
-		a.ids, a.err = r.im.Restore(ctx, qs)
+		var args RestoreArgs
+		if len(e.Args) > 0 {
+			if err := json.Unmarshal(e.Args, &args); err != nil {
+				a.err = &athar.Error{Code: athar.Invalid, Op: "restore", Msg: "bad arguments", Err: err}
+				break
+			}
+		}
+		a.ids, a.err = r.im.Restore(ctx, qs, args.Replace)
 	case KindMerge:
 		var args MergeArgs
 		if err := json.Unmarshal(e.Args, &args); err != nil {
@@ -44,6 +51,13 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 			break
 		}
 		a.merge, a.err = r.im.Merge(ctx, args.Keep, args.Remove)
+	case KindVerses:
+		var args VersesArgs
+		if err := json.Unmarshal(e.Args, &args); err != nil {
+			a.err = &athar.Error{Code: athar.Invalid, Op: "import verse texts", Msg: "bad arguments", Err: err}
+			break
+		}
+		a.verses, a.err = r.im.ImportVerseTexts(ctx, args.Texts, args.Source)
 	default:
 		return a, fmt.Errorf("a %q change: %w", e.Kind, errUnknownKind)
 	}
