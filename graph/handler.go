@@ -23,7 +23,7 @@ import (
 // Config is what the GraphQL handler needs.
 type Config struct {
 	Store    athar.Store
-	Importer writer // the mutations' write path: *ingest.Local, or *replica.Replica (docs/scale-out.md)
+	Importer writer // the mutations' write path: an ingest.Writer (docs/architecture.md)
 	Vocab    *athar.Vocabulary
 	Index    *search.Index
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
@@ -55,11 +55,8 @@ const (
 // nested deeper than MaxDepth or costing more than MaxComplexity are refused with
 // QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED.
 //
-// NewHandler also keeps cfg.Index current when cfg.Importer is a *ingest.Local: it
-// chains RefreshIndex onto its OnChange (after any function already set there), so every
-// import and delete through that importer, from GraphQL or elsewhere, updates search. Any
-// other writer must do so itself (a replica hooks IndexOnChange to the importer that
-// applies the log). The caller builds the index once with BuildIndex.
+// The caller builds cfg.Index once with BuildIndex and keeps it current by subscribing
+// IndexSubscriber to the writer when it builds it.
 func NewHandler(cfg Config) (http.Handler, error) {
 	switch {
 	case cfg.Store == nil:

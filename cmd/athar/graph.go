@@ -151,7 +151,7 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// defaultBatch is how many documents a load hands the importer at a time; the importer
+// defaultBatch is how many documents a load hands the writer at a time; the local writer
 // commits them in transactions of about 10,000 quads.
 const defaultBatch = 1000
 

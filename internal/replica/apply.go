@@ -13,7 +13,7 @@ import (
 
 var errUnknownKind = errors.New("this version of athar cannot apply it: upgrade it")
 
-// run applies entry e through the importer. The entry's own failure (a refused document, a
+// run applies entry e through the local writer (ingest.Local). The entry's own failure (a refused document, a
 // conflict, a narration already deleted) is deterministic -- every replica meets it at
 // the same position of the same graph -- and is returned in applied.err; the returned error
 // is for everything else (the local store failing, an unknown kind), which must not count

@@ -675,7 +675,7 @@ func testGradings(t *testing.T, st athar.Store) {
 	}
 }
 
-// testMergedInto stores, as Importer.Merge does, a former id on an entity.
+// testMergedInto stores, as ingest.Local.Merge does, a former id on an entity.
 func testMergedInto(t *testing.T, st athar.Store) {
 	ctx := context.Background()
 	apply(t, st, docA)
