@@ -8,7 +8,7 @@ import (
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -37,7 +37,7 @@ func TestWritesPastTheirDeadline(t *testing.T) {
 		wrap:  func(st athar.Store) athar.Store { real = st; return st },
 		config: func(c *graph.Config) {
 			c.Timeout = 100 * time.Millisecond
-			c.Importer = narration.NewImporter(lateStore{real}, schema.Vocabulary())
+			c.Importer = ingest.NewLocal(lateStore{real}, schema.Vocabulary())
 		},
 	})
 	before := quads(t, e.store)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
 	"github.com/athar-hadith/athar/schema"
@@ -77,7 +78,7 @@ func seedHandler(f *testing.F, cfg graph.Config) http.Handler {
 	}
 	f.Cleanup(func() { st.Close() })
 	vocab := schema.Vocabulary()
-	im := narration.NewImporter(st, vocab)
+	im := ingest.NewLocal(st, vocab)
 	var docs []*narration.Document
 	for _, sf := range seeds.Files() {
 		d, err := narration.Parse(sf.Name, sf.Data)
@@ -86,7 +87,11 @@ func seedHandler(f *testing.F, cfg graph.Config) http.Handler {
 		}
 		docs = append(docs, d)
 	}
-	for _, r := range im.ImportBatch(context.Background(), narration.Order(docs)) {
+	var batch []ingest.Doc
+	for _, d := range narration.Order(docs) {
+		batch = append(batch, ingest.Doc{Document: d})
+	}
+	for _, r := range im.ImportMany(context.Background(), batch) {
 		if r.Err != nil {
 			f.Fatal(r.Err)
 		}

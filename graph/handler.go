@@ -23,7 +23,7 @@ import (
 // Config is what the GraphQL handler needs.
 type Config struct {
 	Store    athar.Store
-	Importer writer // the mutations' write path: *narration.Importer, or *replica.Replica (docs/scale-out.md)
+	Importer writer // the mutations' write path: an ingest.Writer (docs/architecture.md)
 	Vocab    *athar.Vocabulary
 	Index    *search.Index
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
@@ -89,11 +89,8 @@ const (
 // other limit (document size, fields, bytes and errors per request, requests and cost at
 // once) is described in docs/limits.md.
 //
-// NewHandler also keeps cfg.Index current when cfg.Importer is a *narration.Importer: it
-// chains RefreshIndex onto its OnChange (after any function already set there), so every
-// import and delete through that importer, from GraphQL or elsewhere, updates search. Any
-// other writer must do so itself (a replica hooks IndexOnChange to the importer that
-// applies the log). The caller builds the index once with BuildIndex.
+// The caller builds cfg.Index once with BuildIndex and keeps it current by subscribing
+// IndexSubscriber to the writer when it builds it.
 func NewHandler(cfg Config) (http.Handler, error) {
 	switch {
 	case cfg.Store == nil:
@@ -134,16 +131,6 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	if cfg.QueueWait <= 0 {
 		cfg.QueueWait = DefaultQueueWait
-	}
-
-	if im, ok := cfg.Importer.(*narration.Importer); ok {
-		prev, refresh := im.OnChange, IndexOnChange(cfg.Store, cfg.Index, cfg.Logger)
-		im.OnChange = func(cs athar.Changeset) {
-			if prev != nil {
-				prev(cs)
-			}
-			refresh(cs)
-		}
 	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}

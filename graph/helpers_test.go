@@ -16,6 +16,7 @@ import (
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
 	"github.com/athar-hadith/athar/schema"
@@ -28,7 +29,7 @@ const testToken = "s3cret-token"
 // env is a real GraphQL server over a real store loaded with the seeds.
 type env struct {
 	store    athar.Store
-	importer *narration.Importer
+	importer *ingest.Local
 	index    *search.Index
 	srv      *httptest.Server
 	logs     *syncBuffer
@@ -53,20 +54,22 @@ func newEnv(t *testing.T, opt options) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	vocab := schema.Vocabulary()
-	im := narration.NewImporter(st, vocab)
-	loadSeeds(t, im)
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	// The index is built from the empty store and kept current by subscribing to the
+	// writer, as cmd/athar does: the seeds reach it through the subscription.
 	ix := search.NewIndex()
 	if err := graph.BuildIndex(context.Background(), st, ix); err != nil {
 		t.Fatal(err)
 	}
+	im := ingest.NewLocal(st, vocab, graph.IndexSubscriber(st, ix, logger))
+	loadSeeds(t, im)
 	var read athar.Store = st
 	if opt.wrap != nil {
 		read = opt.wrap(st)
 	}
-	logs := &syncBuffer{}
 	cfg := graph.Config{
-		Store: read, Importer: im, Vocab: vocab, Index: ix, Token: opt.token,
-		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		Store: read, Importer: im, Vocab: vocab, Index: ix, Token: opt.token, Logger: logger,
 	}
 	if opt.config != nil {
 		opt.config(&cfg)
@@ -81,7 +84,7 @@ func newEnv(t *testing.T, opt options) *env {
 }
 
 // loadSeeds imports every embedded seed, in dependency order.
-func loadSeeds(t *testing.T, im *narration.Importer) {
+func loadSeeds(t *testing.T, im *ingest.Local) {
 	t.Helper()
 	var docs []*narration.Document
 	for _, f := range seeds.Files() {

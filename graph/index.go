@@ -22,7 +22,7 @@ type entityReader interface {
 
 // BuildIndex puts every entity the store defines (narrations included, by title) into ix,
 // with its name, aliases and Arabic names. Run it once at start, before serving; then keep
-// the index current with RefreshIndex (NewHandler hooks it to the importer).
+// the index current with RefreshIndex (IndexSubscriber, subscribed to the writer).
 func BuildIndex(ctx context.Context, st athar.Store, ix *search.Index) error {
 	ids, err := st.EntityIDs(ctx, "")
 	if err != nil {
@@ -41,12 +41,13 @@ func RefreshIndex(ctx context.Context, st athar.Store, ix *search.Index, cs atha
 	return nil
 }
 
-// IndexOnChange returns a function for narration.Importer.OnChange that refreshes ix after
-// each change. OnChange has no context and no error result, so it gives each refresh a
-// timeout of its own and logs a failure.
-func IndexOnChange(st athar.Store, ix *search.Index, logger *slog.Logger) func(athar.Changeset) {
-	return func(cs athar.Changeset) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// IndexSubscriber returns the ingest.Subscriber that refreshes ix after each change a
+// writer commits. It runs under the writing caller's context (its values), but not its
+// cancellation: the change is committed, so the refresh must not be cut short by the
+// caller's deadline; it gets a timeout of its own, and a failure is logged here.
+func IndexSubscriber(st athar.Store, ix *search.Index, logger *slog.Logger) func(context.Context, athar.Changeset) {
+	return func(ctx context.Context, cs athar.Changeset) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		if err := RefreshIndex(ctx, st, ix, cs); err != nil && logger != nil {
 			logger.Error("search index is stale", "narration", cs.Narration, "err", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
 )
@@ -29,11 +30,11 @@ type reader interface {
 	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
 }
 
-// writer is the write path the mutations use; *narration.Importer satisfies it.
+// writer is the write path the mutations use; *ingest.Local satisfies it.
 type writer interface {
-	Import(ctx context.Context, d *narration.Document) (narration.Result, error)
+	Import(ctx context.Context, d *narration.Document) (ingest.Result, error)
 	Delete(ctx context.Context, id athar.ID) error
-	Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error)
+	Merge(ctx context.Context, keep, remove athar.ID) (ingest.MergeResult, error)
 }
 
 // finder finds entities by name; *search.Index satisfies it.

@@ -89,7 +89,7 @@ N quads with that SHA-256 (gzip's own checksum is checked too). A file without t
 (cut short, or written before trailers existed) is refused unless --unverified is given;
 an unverified file is never allowed to remove a quad, so with --replace it is refused
 unless it holds every quad of the store. A trailer that does not match is always refused.`)
-	store := storeFlag(fs, e)
+	wf := addWriteFlags(fs, e)
 	replace := fs.Bool("replace", false, "replace a non-empty store's whole content with the backup")
 	unverified := fs.Bool("unverified", false, "accept a file without the trailer (it may be cut short); it can only add quads")
 	if err := parse(fs, args); err != nil {
@@ -110,31 +110,35 @@ unless it holds every quad of the store. A trailer that does not match is always
 		}
 		fmt.Fprintf(e.stderr, "restore %s: no trailer: %d quads not verified, restored as they are (--unverified)\n", name, len(quads))
 	}
-	st, err := cayleystore.Open(*store, cliLogger(e))
+	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.close()
+	if err := w.catchUp(ctx); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	var old []athar.Quad
-	if err := st.Quads(ctx, func(q athar.Quad) error { old = append(old, q); return nil }); err != nil {
+	if err := w.read.Quads(ctx, func(q athar.Quad) error { old = append(old, q); return nil }); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	if len(old) > 0 && !*replace {
 		return exitError{code: 1, msg: fmt.Sprintf("restore: the store holds %d quads; restore into an empty store, or pass --replace", len(old))}
 	}
-	// A backup is the record itself, so it is applied as it is, in one transaction.
+	// The backup goes through the one write path, in one transaction (one log entry):
+	// with --replace, the graph becomes exactly the backup.
 	cs := athar.Diff("", old, quads)
 	if !verified && len(cs.Remove) > 0 {
 		return exitError{code: 1, msg: fmt.Sprintf("restore %s: the file is not verified (--unverified) and lacks %d of the store's %d quads: an unverified file never removes quads; restore it into an empty store", name, len(cs.Remove), len(old))}
 	}
-	if err := st.Apply(ctx, cs); err != nil {
-		return fmt.Errorf("restore: %w", err)
+	if _, err := w.Restore(ctx, quads, *replace); err != nil {
+		return fmt.Errorf("restore %s: %w", name, err)
 	}
 	how := "verified by its trailer"
 	if !verified {
 		how = "not verified"
 	}
-	fmt.Fprintf(e.stdout, "restored %d quads, %s (%d added, %d removed)\n", len(quads), how, len(cs.Add), len(cs.Remove))
+	fmt.Fprintf(e.stdout, "restored %d quads, %s (%d added, %d removed)%s\n", len(quads), how, len(cs.Add), len(cs.Remove), w.where())
 	return nil
 }
 

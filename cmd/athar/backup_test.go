@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,8 +108,18 @@ func TestRestoreRefusesACutPlainBackup(t *testing.T) {
 	if got := mustCLI(t, b, "export").stdout; got != whole {
 		t.Fatal("restore --replace --unverified of a cut file changed the store")
 	}
-	r = mustCLI(t, c, "restore", "--unverified", cut)
-	if !strings.Contains(r.stdout, "restored 1000 quads") || !strings.Contains(r.stderr, "not verified") {
+	// A restore goes through the one write path, so a narration cut in the middle (its
+	// graph no longer declares it) is refused, naming it, and nothing is written.
+	if r := cli(t, c, "", "restore", "--unverified", cut); exitCode(r.err) != 1 || !strings.Contains(r.err.Error(), "does not declare its narration") {
+		t.Fatalf("restore --unverified of a file cut inside a narration: %v", r.err)
+	}
+	if got := mustCLI(t, c, "export").stdout; got != emptyExport {
+		t.Fatal("a refused restore --unverified wrote to the store")
+	}
+	// Without the trailer but whole, --unverified restores it.
+	untrailed := writeFile(t, "untrailed.nq", []byte(strings.Join(lines[:len(lines)-2], "")))
+	r = mustCLI(t, c, "restore", "--unverified", untrailed)
+	if !strings.Contains(r.stdout, fmt.Sprintf("restored %d quads", len(lines)-2)) || !strings.Contains(r.stderr, "not verified") {
 		t.Fatalf("restore --unverified: %q %q", r.stdout, r.stderr)
 	}
 	// The whole file is verified and restored.

@@ -19,18 +19,20 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
 
-// openGraph opens the store named by spec with an importer over it.
-func openGraph(spec string, logger *slog.Logger) (*cayleystore.Store, *narration.Importer, error) {
+// openGraph opens the store named by spec with a local writer over it, for what must
+// never reach a shared log (validate, and checking the seeds before logging them).
+func openGraph(spec string, logger *slog.Logger) (*cayleystore.Store, *ingest.Local, error) {
 	st, err := cayleystore.Open(spec, logger)
 	if err != nil {
 		return nil, nil, err
 	}
-	return st, narration.NewImporter(st, schema.Vocabulary()), nil
+	return st, ingest.NewLocal(st, schema.Vocabulary()), nil
 }
 
 // source is one input file.
@@ -149,7 +151,7 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// defaultBatch is how many documents a load hands the importer at a time; the importer
+// defaultBatch is how many documents a load hands the writer at a time; the local writer
 // commits them in transactions of about 10,000 quads.
 const defaultBatch = 1000
 
@@ -159,10 +161,12 @@ type loadOptions struct {
 	verbose bool // report each committed batch on errOut
 }
 
-// load imports every source: documents in dependency order, new narrations in shared
-// transactions (every document still all or nothing), then N-Quads files. It reports each
-// refusal to errOut and returns the totals; a refused document never stops the others.
-func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.Writer, opts loadOptions) loadStats {
+// load imports every source through w: documents in dependency order, a batch at a time
+// (the local writer commits new narrations in shared transactions, the replica pipelines
+// them through the log; every document is still all or nothing), then N-Quads files. It
+// reports each refusal to errOut and returns the totals; a refused document never stops
+// the others. It is the one load loop, whatever the mode.
+func load(ctx context.Context, w ingest.Writer, srcs []source, errOut io.Writer, opts loadOptions) loadStats {
 	batchSize := opts.batch
 	if batchSize < 1 {
 		batchSize = defaultBatch
@@ -171,6 +175,7 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 	var docs []*narration.Document
 	var nq []source
 	var texts []source
+	text := map[*narration.Document][]byte{}
 	for _, s := range srcs {
 		if narration.IsNQuads(s.name) {
 			nq = append(nq, s)
@@ -178,7 +183,7 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 			texts = append(texts, s)
 		}
 	}
-	for _, r := range parseAll(texts) {
+	for i, r := range parseAll(texts) {
 		st.documents++
 		if r.err != nil {
 			st.refused++
@@ -186,6 +191,7 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 			continue
 		}
 		docs = append(docs, r.doc)
+		text[r.doc] = texts[i].data
 	}
 	var bar *progressbar.ProgressBar
 	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) && len(docs) >= 50 {
@@ -212,7 +218,11 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 			break
 		}
 		n := min(len(ordered), batchSize)
-		for i, r := range im.ImportBatch(ctx, ordered[:n]) {
+		batch := make([]ingest.Doc, n)
+		for i, d := range ordered[:n] {
+			batch[i] = ingest.Doc{Document: d, Text: text[d]}
+		}
+		for i, r := range w.ImportMany(ctx, batch) {
 			switch {
 			case stopped(r.Err):
 				notLoaded(ordered[i].Source, r.Err)
@@ -246,7 +256,7 @@ func load(ctx context.Context, im *narration.Importer, srcs []source, errOut io.
 		quads, err := cayleystore.ReadNQuads(strings.NewReader(string(s.data)))
 		if err == nil {
 			var ids []athar.ID
-			ids, err = im.Restore(ctx, quads)
+			ids, err = w.Restore(ctx, quads, false)
 			st.restored += len(ids)
 		}
 		switch {

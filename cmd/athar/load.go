@@ -15,11 +15,11 @@ func cliLogger(e env) *slog.Logger {
 
 func cmdSeed(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "seed", "[flags]", "Load the narrations embedded in the binary (seeds/). Loading them again changes nothing.")
-	store := storeFlag(fs, e)
+	wf := addWriteFlags(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return loadInto(ctx, e, *store, seedSources(), loadOptions{})
+	return loadInto(ctx, e, "seed", wf, seedSources(), loadOptions{})
 }
 
 func cmdLoad(ctx context.Context, e env, args []string) error {
@@ -29,11 +29,10 @@ transaction: a refused document is reported and leaves the graph as it was; the 
 still imported. Documents are imported after the documents defining the ids they use.
 Importing an unchanged document changes nothing; a changed one replaces exactly what its
 narration asserted before. PATH "-" reads one document from standard input.`)
-	store := storeFlag(fs, e)
+	wf := addWriteFlags(fs, e)
 	var opts loadOptions
 	fs.IntVar(&opts.batch, "batch", defaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
 	fs.BoolVar(&opts.verbose, "v", false, "report each committed batch, and the store's full scans, on standard error")
-	database := addDatabaseFlags(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -45,27 +44,24 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	if database.url != "" {
-		return loadThroughLog(ctx, e, database, replicaStore(fs, *store), srcs) // replica.go
-	}
-	return loadInto(ctx, e, *store, srcs, opts)
+	return loadInto(ctx, e, "load", wf, srcs, opts)
 }
 
-func loadInto(ctx context.Context, e env, spec string, srcs []source, opts loadOptions) error {
-	st, im, err := openGraph(spec, cliLogger(e))
+func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []source, opts loadOptions) error {
+	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.close()
 	start := time.Now()
-	stats := load(ctx, im, srcs, e.stderr, opts)
-	fmt.Fprintf(e.stdout, "%s in %s\n", stats, time.Since(start).Round(time.Millisecond))
+	stats := load(ctx, w, srcs, e.stderr, opts)
+	fmt.Fprintf(e.stdout, "%s in %s%s\n", stats, time.Since(start).Round(time.Millisecond), w.where())
 	if opts.verbose {
 		// Re-running a load reads each narration's manifest entry; a full scan here means a
 		// rebuild at open (an older store, or a crash) or a read that had to fall back.
-		fmt.Fprintf(e.stderr, "store: %d full scan(s)\n", st.FullScans())
+		fmt.Fprintf(e.stderr, "store: %d full scan(s)\n", w.local.FullScans())
 	}
-	if err := stats.interrupted("load"); err != nil {
+	if err := stats.interrupted(cmd); err != nil {
 		return err
 	}
 	if stats.refused > 0 {
@@ -119,7 +115,7 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 func cmdDelete(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "delete", "[flags] NARRATION-ID...", `Remove narrations and every quad they asserted; the graph is then as if they had never been
 imported. Refused when another narration uses an entity only this one defines.`)
-	store := storeFlag(fs, e)
+	wf := addWriteFlags(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -127,16 +123,16 @@ imported. Refused when another narration uses an entity only this one defines.`)
 		fs.Usage()
 		return usageError("delete: no narration id given")
 	}
-	st, im, err := openGraph(*store, cliLogger(e))
+	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.close()
 	for _, id := range fs.Args() {
-		if err := im.Delete(ctx, athar.ID(id)); err != nil {
+		if err := w.Delete(ctx, athar.ID(id)); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "deleted %s\n", id)
+		fmt.Fprintf(e.stdout, "deleted %s%s\n", id, w.where())
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ REMOVE's names become aliases of KEEP, and REMOVE is recorded as a former id of 
 still resolves (the API's entity(id:) returns KEEP), and documents naming it import as if
 they named KEEP. Both must be defined and of one type, neither a narration nor a verse.
 Merging again changes nothing. See docs/linking.md.`)
-	store := storeFlag(fs, e)
+	wf := addWriteFlags(fs, e)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -22,13 +22,13 @@ Merging again changes nothing. See docs/linking.md.`)
 		fs.Usage()
 		return usageError("merge: give KEEP and REMOVE, e.g. athar merge person:abu-bakr person:al-siddiq")
 	}
-	st, im, err := openGraph(*store, cliLogger(e))
+	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer w.close()
 	keep, remove := athar.ID(fs.Arg(0)), athar.ID(fs.Arg(1))
-	res, err := im.Merge(ctx, keep, remove)
+	res, err := w.Merge(ctx, keep, remove)
 	if err != nil {
 		return err
 	}
@@ -36,8 +36,8 @@ Merging again changes nothing. See docs/linking.md.`)
 		fmt.Fprintf(e.stdout, "%s is already merged into %s: nothing changed\n", remove, keep)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "merged %s into %s: %d narration(s) rewritten (%s); %d quad(s) added, %d removed\n",
-		remove, keep, len(res.Narrations), joinIDs(res.Narrations), res.QuadsAdded, res.QuadsRemoved)
+	fmt.Fprintf(e.stdout, "merged %s into %s: %d narration(s) rewritten (%s); %d quad(s) added, %d removed%s\n",
+		remove, keep, len(res.Narrations), joinIDs(res.Narrations), res.QuadsAdded, res.QuadsRemoved, w.where())
 	return nil
 }
 

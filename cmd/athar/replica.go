@@ -3,7 +3,8 @@ package main
 // The scale-out mode (docs/scale-out.md): with ATHAR_DATABASE (--database) set, the record is
 // a log of changes in PostgreSQL or CockroachDB, and the store is this process's replica of
 // the graph, kept in step with the log. serve follows the log and sends mutations to it;
-// load logs documents; export exports the graph as of the head of the log.
+// every other writing command writes through it (openWriter); export exports the graph as
+// of the head of the log.
 
 import (
 	"context"
@@ -20,24 +21,12 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/metrics"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/pglog"
 	"github.com/athar-hadith/athar/internal/replica"
 	"github.com/athar-hadith/athar/schema"
-)
-
-// mutations is the write path of the GraphQL mutations: the embedded store's importer, or a
-// replica, which writes through the log.
-type mutations interface {
-	Import(ctx context.Context, d *narration.Document) (narration.Result, error)
-	Delete(ctx context.Context, id athar.ID) error
-	Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error)
-}
-
-var (
-	_ mutations = (*narration.Importer)(nil)
-	_ mutations = (*replica.Replica)(nil)
 )
 
 // databaseFlags are the scale-out mode's flags.
@@ -83,7 +72,7 @@ func replicaName(d *databaseFlags) string {
 
 // openReplica connects to the log (waiting up to two minutes for the database) and opens
 // the replica of it in st.
-func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge func(string, float64), logger *slog.Logger) (*replica.Replica, *pglog.DB, error) {
+func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge func(string, float64), logger *slog.Logger, subs ...ingest.Subscriber) (*replica.Replica, *pglog.DB, error) {
 	octx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	db, err := pglog.Open(octx, d.url, logger)
@@ -100,6 +89,7 @@ func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge fu
 		WriteNQuads:  cayleystore.WriteNQuads,
 		PollInterval: d.poll,
 		Gauge:        gauge,
+		Subscribers:  subs,
 	})
 	if err != nil {
 		db.Close()
@@ -113,14 +103,14 @@ func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge fu
 // unreachable (/readyz says so meanwhile), then catches up and follows the log. Until it
 // has caught up, mutations get athar.Unavailable, which a client may retry.
 type servedReplica struct {
-	e        env
-	d        *databaseFlags
-	st       athar.Store // the local store, the replica's state included
-	local    athar.Store // st as queries read it
-	gauge    func(string, float64)
-	logger   *slog.Logger
-	onChange []func(athar.Changeset)
-	opened   int64 // the local store's position when serve started
+	e      env
+	d      *databaseFlags
+	st     athar.Store // the local store, the replica's state included
+	local  athar.Store // st as queries read it
+	gauge  func(string, float64)
+	logger *slog.Logger
+	subs   []ingest.Subscriber
+	opened int64 // the local store's position when serve started
 
 	rep    atomic.Pointer[replica.Replica] // set once connected and opened
 	fatal  chan error                      // an error no retry mends (another log's store, a bad URL)
@@ -132,27 +122,23 @@ type servedReplica struct {
 	waiting error // why it is not connected yet
 }
 
-var _ mutations = (*servedReplica)(nil)
+var _ ingest.Writer = (*servedReplica)(nil)
 
 // newServedReplica returns serve's replica of the log d names, in st, not yet connected:
-// start connects it.
-func newServedReplica(ctx context.Context, e env, d *databaseFlags, st athar.Store, m *metrics.Metrics, logger *slog.Logger) (*servedReplica, error) {
+// start connects it. subs are subscribed to the changes it applies.
+func newServedReplica(ctx context.Context, e env, d *databaseFlags, st athar.Store, m *metrics.Metrics, logger *slog.Logger, subs ...ingest.Subscriber) (*servedReplica, error) {
 	pos, err := replica.Position(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	return &servedReplica{
-		e: e, d: d, st: st, local: replica.View(st), gauge: m.Set, logger: logger, opened: pos,
+		e: e, d: d, st: st, local: replica.View(st), gauge: m.Set, logger: logger, subs: subs, opened: pos,
 		fatal: make(chan error, 1), waiting: errors.New("connecting"),
 	}, nil
 }
 
 // Store returns the local graph, for queries.
 func (s *servedReplica) Store() athar.Store { return s.local }
-
-// OnChange adds fn to the functions the replica calls with the changes it applies (see
-// replica.Replica.OnChange). Call it before start.
-func (s *servedReplica) OnChange(fn func(athar.Changeset)) { s.onChange = append(s.onChange, fn) }
 
 // start connects, opens the replica (logging the seeds if the log is empty) and follows
 // the log, in the background, until ctx is done or stop is called.
@@ -219,12 +205,9 @@ func (s *servedReplica) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, db, err := openReplica(ctx, s.d, s.st, s.gauge, s.logger)
+	rep, db, err := openReplica(ctx, s.d, s.st, s.gauge, s.logger, s.subs...)
 	if err != nil {
 		return err
-	}
-	for _, fn := range s.onChange {
-		rep.OnChange(fn)
 	}
 	seeded, err := seedLog(ctx, rep, s.e)
 	if err != nil {
@@ -253,16 +236,16 @@ func (s *servedReplica) writer() (*replica.Replica, error) {
 	return rep, nil
 }
 
-// Import implements mutations.
-func (s *servedReplica) Import(ctx context.Context, d *narration.Document) (narration.Result, error) {
+// Import implements ingest.Writer.
+func (s *servedReplica) Import(ctx context.Context, d *narration.Document) (ingest.Result, error) {
 	rep, err := s.writer()
 	if err != nil {
-		return narration.Result{}, err
+		return ingest.Result{}, err
 	}
 	return rep.Import(ctx, d)
 }
 
-// Delete implements mutations.
+// Delete implements ingest.Writer.
 func (s *servedReplica) Delete(ctx context.Context, id athar.ID) error {
 	rep, err := s.writer()
 	if err != nil {
@@ -271,13 +254,44 @@ func (s *servedReplica) Delete(ctx context.Context, id athar.ID) error {
 	return rep.Delete(ctx, id)
 }
 
-// Merge implements mutations.
-func (s *servedReplica) Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error) {
+// Merge implements ingest.Writer.
+func (s *servedReplica) Merge(ctx context.Context, keep, remove athar.ID) (ingest.MergeResult, error) {
 	rep, err := s.writer()
 	if err != nil {
-		return narration.MergeResult{}, err
+		return ingest.MergeResult{}, err
 	}
 	return rep.Merge(ctx, keep, remove)
+}
+
+// ImportMany implements ingest.Writer.
+func (s *servedReplica) ImportMany(ctx context.Context, docs []ingest.Doc) []ingest.BatchResult {
+	rep, err := s.writer()
+	if err != nil {
+		out := make([]ingest.BatchResult, len(docs))
+		for i := range out {
+			out[i].Err = err
+		}
+		return out
+	}
+	return rep.ImportMany(ctx, docs)
+}
+
+// Restore implements ingest.Writer.
+func (s *servedReplica) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
+	rep, err := s.writer()
+	if err != nil {
+		return nil, err
+	}
+	return rep.Restore(ctx, quads, replace)
+}
+
+// ImportVerseTexts implements ingest.Writer.
+func (s *servedReplica) ImportVerseTexts(ctx context.Context, texts []athar.VerseText, src athar.TextSource) (ingest.VerseResult, error) {
+	rep, err := s.writer()
+	if err != nil {
+		return ingest.VerseResult{}, err
+	}
+	return rep.ImportVerseTexts(ctx, texts, src)
 }
 
 // stop stops connecting or following and closes the database connections.
@@ -335,105 +349,32 @@ func seedLog(ctx context.Context, rep *replica.Replica, e env) (bool, error) {
 	if rep.Status().Head > 0 {
 		return false, nil
 	}
-	docs, texts, refused := parseSources(seedSources(), e)
-	if refused > 0 {
-		return false, fmt.Errorf("the embedded seeds were refused")
+	var docs []*narration.Document
+	text := map[*narration.Document][]byte{}
+	for _, s := range seedSources() {
+		d, err := narration.Parse(s.name, s.data)
+		if err != nil {
+			return false, fmt.Errorf("the embedded seeds were refused: %w", err)
+		}
+		docs = append(docs, d)
+		text[d] = s.data
 	}
 	mem, im, err := openGraph("memory:", cliLogger(e))
 	if err != nil {
 		return false, err
 	}
 	defer mem.Close()
-	ids := make([]athar.ID, len(docs))
-	for i, d := range docs {
+	var batch []ingest.Doc
+	var ids []athar.ID
+	for _, d := range narration.Order(docs) {
 		res, err := im.Import(ctx, d)
 		if err != nil {
 			return false, fmt.Errorf("the embedded seeds were refused: %w", err)
 		}
-		ids[i] = res.Narration
+		batch = append(batch, ingest.Doc{Document: d, Text: text[d]})
+		ids = append(ids, res.Narration)
 	}
-	return rep.SeedIfEmpty(ctx, texts, ids)
-}
-
-// parseSources parses the documents among srcs and puts them in dependency order, each with
-// its text; it reports refusals to e.stderr.
-func parseSources(srcs []source, e env) ([]*narration.Document, []replica.TextDoc, int) {
-	var docs []*narration.Document
-	text := map[*narration.Document]replica.TextDoc{}
-	refused := 0
-	for _, s := range srcs {
-		if narration.IsNQuads(s.name) {
-			continue
-		}
-		d, err := narration.Parse(s.name, s.data)
-		if err != nil {
-			refused++
-			fmt.Fprintln(e.stderr, err)
-			continue
-		}
-		docs = append(docs, d)
-		text[d] = replica.TextDoc{Source: s.name, Data: s.data}
-	}
-	docs = narration.Order(docs)
-	texts := make([]replica.TextDoc, len(docs))
-	for i, d := range docs {
-		texts[i] = text[d]
-	}
-	return docs, texts, refused
-}
-
-// loadThroughLog is load in the scale-out mode: documents (and N-Quads files) are logged,
-// each in its transaction, pipelined; the summary counts what applying them did.
-func loadThroughLog(ctx context.Context, e env, d *databaseFlags, storeSpec string, srcs []source) error {
-	logger := cliLogger(e)
-	st, err := cayleystore.Open(storeSpec, logger)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	rep, db, err := openReplica(ctx, d, st, nil, logger)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = rep.Run(runCtx) }()
-	defer func() { cancel(); <-done }()
-
-	start := time.Now()
-	var stats loadStats
-	docs, texts, refused := parseSources(srcs, e)
-	stats.documents, stats.refused = len(docs)+refused, refused
-	for _, r := range rep.ImportAll(ctx, docs, texts) {
-		switch {
-		case r.Err != nil:
-			stats.refused++
-			fmt.Fprintln(e.stderr, r.Err)
-		case r.Changed:
-			stats.changed++
-			stats.claims += r.ClaimsAdded
-			stats.entities += r.EntitiesAdded
-		default:
-			stats.unchanged++
-		}
-	}
-	for _, s := range srcs {
-		if !narration.IsNQuads(s.name) {
-			continue
-		}
-		ids, err := rep.Restore(ctx, s.name, s.data)
-		stats.restored += len(ids)
-		if err != nil {
-			stats.refused++
-			fmt.Fprintf(e.stderr, "%s: %v\n", s.name, err)
-		}
-	}
-	fmt.Fprintf(e.stdout, "%s in %s (through the log, now at %d)\n", stats, time.Since(start).Round(time.Millisecond), rep.Status().Position)
-	if stats.refused > 0 {
-		return exitError{code: 1, msg: fmt.Sprintf("%d document(s) refused", stats.refused)}
-	}
-	return nil
+	return rep.SeedIfEmpty(ctx, batch, ids)
 }
 
 // openExportStore opens the store export reads: the embedded store, or in the scale-out

@@ -10,11 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/httpserver"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/metrics"
-	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/replica"
+	"github.com/athar-hadith/athar/internal/search"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/web"
 )
@@ -46,11 +49,22 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	defer raw.Close()
 	m := metrics.New()
 	st := m.Store(raw)
-	im := narration.NewImporter(st, schema.Vocabulary())
-	var writes mutations = im
-	var rep *servedReplica // the scale-out mode (replica.go)
+	// The search index is built from the store as it is, then kept current by subscribing
+	// to the writer: the embedded store's, or the replica's (the scale-out mode, replica.go).
+	read := st
 	if database.url != "" {
-		if rep, err = newServedReplica(ctx, e, database, st, m, logger); err != nil {
+		read = replica.View(st)
+	}
+	ix := search.NewIndex()
+	if err := graph.BuildIndex(ctx, read, ix); err != nil {
+		return err
+	}
+	index := graph.IndexSubscriber(read, ix, logger)
+	im := ingest.NewLocal(st, schema.Vocabulary(), index)
+	var writes ingest.Writer = im
+	var rep *servedReplica
+	if database.url != "" {
+		if rep, err = newServedReplica(ctx, e, database, st, m, logger, index); err != nil {
 			return err
 		}
 		defer rep.stop()
@@ -72,7 +86,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		logger.Info("empty store: loaded the seeds", "summary", stats.String())
 	}
 
-	gql, err := newGraphQL(ctx, e, st, writes, logger)
+	gql, err := newGraphQL(e, st, writes, ix, logger)
 	if err != nil {
 		return err
 	}

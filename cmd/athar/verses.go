@@ -20,7 +20,7 @@ not under any narration: importing again changes nothing, a file with fewer vers
 the others' texts, and no narration's quads are touched. Get the file with
   npm pack quran-json@3.1.2 && tar xzf quran-json-3.1.2.tgz package/dist/quran_en.json`
 	fs := newFlags(e, "verses", "import [flags] FILE", help)
-	store := storeFlag(fs, e)
+	wf := addWriteFlags(fs, e)
 	if len(args) == 0 || args[0] != "import" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			fs.Usage()
@@ -45,20 +45,20 @@ the others' texts, and no narration's quads are touched. Get the file with
 	if err != nil {
 		return fmt.Errorf("verses import %s: %w", fs.Arg(0), err)
 	}
-	st, im, err := openGraph(*store, cliLogger(e))
+	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	res, err := im.ImportVerseTexts(ctx, texts, narration.QuranJSONSource)
+	defer w.close()
+	res, err := w.ImportVerseTexts(ctx, texts, narration.QuranJSONSource)
 	if err != nil {
 		return err
 	}
 	if !res.Changed {
-		fmt.Fprintf(e.stdout, "%d verse text(s) already imported under <%s>: nothing changed\n", res.Verses, athar.QuranGraph.IRI())
+		fmt.Fprintf(e.stdout, "%d verse text(s) already imported under <%s>: nothing changed%s\n", res.Verses, athar.QuranGraph.IRI(), w.where())
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "%d verse text(s) imported under <%s>: %d quad(s) added, %d removed\n",
-		res.Verses, athar.QuranGraph.IRI(), res.QuadsAdded, res.QuadsRemoved)
+	fmt.Fprintf(e.stdout, "%d verse text(s) imported under <%s>: %d quad(s) added, %d removed%s\n",
+		res.Verses, athar.QuranGraph.IRI(), res.QuadsAdded, res.QuadsRemoved, w.where())
 	return nil
 }

@@ -68,7 +68,7 @@ const (
 	// PredNumber and PredURL on the grading node.
 
 	// PredFormerID records, on the entity an entity was merged into, the id the merged
-	// entity had: <keep> formerId "person:old" (see Importer.Merge).
+	// entity had: <keep> formerId "person:old" (see ingest.Local.Merge).
 	PredFormerID = VocabBase + "formerId" // entity -> string: an id merged into it
 
 	// Verse texts, under the reserved graph QuranGraph (not a narration).

@@ -8,6 +8,7 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/corpus"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 )
@@ -37,7 +38,7 @@ func TestImports(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	im := narration.NewImporter(st, schema.Vocabulary())
+	im := ingest.NewLocal(st, schema.Vocabulary())
 	g := corpus.New(corpus.Options{Narrations: 200}, schema.Vocabulary())
 	ctx := context.Background()
 	for {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
@@ -59,7 +60,7 @@ func storeWith(t *testing.T, files []seeds.File) *cayleystore.Store {
 		}
 		docs = append(docs, d)
 	}
-	im := narration.NewImporter(st, schema.Vocabulary())
+	im := ingest.NewLocal(st, schema.Vocabulary())
 	for _, d := range narration.Order(docs) {
 		if _, err := im.Import(context.Background(), d); err != nil {
 			t.Fatalf("%s: %v", d.Source, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/httpserver"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
@@ -34,7 +35,7 @@ func seeded(t *testing.T) *cayleystore.Store {
 		}
 		docs = append(docs, d)
 	}
-	im := narration.NewImporter(st, schema.Vocabulary())
+	im := ingest.NewLocal(st, schema.Vocabulary())
 	for _, d := range narration.Order(docs) {
 		if _, err := im.Import(context.Background(), d); err != nil {
 			t.Fatalf("%s: %v", d.Source, err)

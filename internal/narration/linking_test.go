@@ -9,20 +9,21 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
 
 // seeded returns a store and importer loaded with every seed.
-func seeded(t *testing.T) (*cayleystore.Store, *narration.Importer) {
+func seeded(t *testing.T) (*cayleystore.Store, *ingest.Local) {
 	t.Helper()
 	st, im := newImporter(t)
 	loadSeeds(t, im)
 	return st, im
 }
 
-func loadSeeds(t *testing.T, im *narration.Importer) {
+func loadSeeds(t *testing.T, im *ingest.Local) {
 	t.Helper()
 	var docs []*narration.Document
 	for _, f := range seeds.Files() {
@@ -32,7 +33,11 @@ func loadSeeds(t *testing.T, im *narration.Importer) {
 		}
 		docs = append(docs, d)
 	}
-	for _, r := range im.ImportBatch(context.Background(), narration.Order(docs)) {
+	var batch []ingest.Doc
+	for _, d := range narration.Order(docs) {
+		batch = append(batch, ingest.Doc{Document: d})
+	}
+	for _, r := range im.ImportMany(context.Background(), batch) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
@@ -243,14 +248,14 @@ func TestMerge(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { st.Close() })
-			im := narration.NewImporter(st, schema.Vocabulary())
+			im := ingest.NewLocal(st, schema.Vocabulary())
 			loadSeeds(t, im)
 			testMerge(t, st, im)
 		})
 	}
 }
 
-func testMerge(t *testing.T, st *cayleystore.Store, im *narration.Importer) {
+func testMerge(t *testing.T, st *cayleystore.Store, im *ingest.Local) {
 	ctx := context.Background()
 	seedsOnly := dump(t, st)
 	mustImport(t, im, "dup.yaml", dupDoc)
@@ -431,7 +436,7 @@ func TestVerseTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	st2, im2 := newImporter(t)
-	if _, err := im2.Restore(ctx, all); err != nil {
+	if _, err := im2.Restore(ctx, all, false); err != nil {
 		t.Fatal(err)
 	}
 	if dump(t, st2) != withTexts {
@@ -439,7 +444,7 @@ func TestVerseTexts(t *testing.T) {
 	}
 	// Restore refuses statements under the reserved label about anything but verses.
 	bad := athar.Quad{Subject: athar.ID("person:abu-bakr").IRI(), Predicate: athar.RDFSLabel, Object: athar.StringTerm("x"), Label: athar.QuranGraph.IRI()}
-	if _, err := im2.Restore(ctx, []athar.Quad{bad}); athar.ErrorCode(err) != athar.Invalid {
+	if _, err := im2.Restore(ctx, []athar.Quad{bad}, false); athar.ErrorCode(err) != athar.Invalid {
 		t.Fatalf("restore of a non-verse under the reserved graph: %v", err)
 	}
 }

@@ -1,134 +1,52 @@
 package narration
 
 import (
-	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-// MergeResult says what a merge changed.
-type MergeResult struct {
-	Keep, Remove athar.ID
-	Narrations   []athar.ID // the narrations rewritten, sorted
-	Changed      bool       // false when remove had already been merged into keep
-	QuadsAdded   int
-	QuadsRemoved int
+// Rename rewrites c as renameIDs does and returns, for each claim the rename makes
+// impossible (one that would relate an entity to itself), why. It is the one rewrite a
+// merge (on stored narrations, decompiled) and Validate (on documents naming retired ids)
+// share, so that both give the same quads.
+func Rename(c *Checked, to map[athar.ID]athar.ID) []string {
+	probs := renameIDs(c, to)
+	msgs := make([]string, len(probs))
+	for i, p := range probs {
+		msgs[i] = p.msg
+	}
+	return msgs
 }
 
-// Merge makes remove and keep one entity, keep: every claim, attestation, name, chain link
-// and grading that mentions remove is moved to keep, and remove's id is recorded as a
-// former id of keep, so that it still resolves (Store.MergedInto) and documents written
-// with it import as if they named keep.
-//
-// It runs the one write path: for each narration whose quads mention remove, its stored
-// quads are read back into its checked form (Decompile), the ids are rewritten as Validate
-// rewrites a document naming a retired id (renameIDs), and the result is compiled and
-// diffed against what is stored; the changesets of all those narrations are applied in one
-// transaction. Claim and attestation ids, being hashes of what they say, are recomputed by
-// Compile, so a claim remove shared with keep becomes one claim with both attestations.
-//
-// What each narration said about remove stays labelled by that narration: the names it gave
-// remove become aliases of keep (keep's name is not outvoted by a duplicate), its Arabic
-// names and description stay as given, and the narrations that defined remove record
-// remove's id as a former id of keep. Deleting all of them later removes that record too.
-//
-// Both must be defined entities of the same type, neither a narration nor a verse. Merging
-// an id already merged into keep changes nothing; a claim that would relate keep to itself
-// (remove consults keep) refuses the merge with CONFLICT, naming it.
-func (im *Importer) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult, error) {
-	op := fmt.Sprintf("merge %s into %s", remove, keep)
-	if err := im.lock(ctx, op); err != nil {
-		return MergeResult{}, err
-	}
-	defer im.unlock()
-	res := MergeResult{Keep: keep, Remove: remove}
-	var types [2]athar.EntityType
-	for i, id := range []athar.ID{keep, remove} {
-		arg := [2]string{"keep", "remove"}[i]
-		pid, t, err := athar.ParseEntityID(string(id))
-		if err != nil {
-			return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: arg + ": " + err.Error()}
-		}
-		if t == athar.TypeNarration || t == athar.TypeVerse {
-			return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: fmt.Sprintf("%s: %s is a %s; only people, groups, events, places and concepts can be merged", arg, pid, t)}
-		}
-		types[i] = t
-	}
-	switch {
-	case keep == remove:
-		return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: "keep and remove are the same id"}
-	case types[0] != types[1]:
-		return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: fmt.Sprintf("%s is a %s and %s a %s: only entities of one type can be merged", keep, types[0], remove, types[1])}
-	}
-	ents, err := im.store.Entities(ctx, []athar.ID{keep, remove})
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", op, err)
-	}
-	if ents[0] == nil || ents[1] == nil {
-		merged, err := im.store.MergedInto(ctx, []athar.ID{keep, remove})
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", op, err)
-		}
-		switch {
-		case ents[0] == nil && merged[keep] != "":
-			return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: fmt.Sprintf("%s was itself merged into %s: merge into %s", keep, merged[keep], merged[keep])}
-		case ents[0] == nil:
-			return res, &athar.Error{Code: athar.NotFound, Op: op, Msg: fmt.Sprintf("no entity %s in the graph", keep)}
-		case merged[remove] == keep:
-			return res, nil // already merged
-		case merged[remove] != "":
-			return res, &athar.Error{Code: athar.Conflict, Op: op, Msg: fmt.Sprintf("%s was already merged into %s", remove, merged[remove])}
-		default:
-			return res, &athar.Error{Code: athar.NotFound, Op: op, Msg: fmt.Sprintf("no entity %s in the graph", remove)}
-		}
-	}
-	rename := map[athar.ID]athar.ID{remove: keep}
-	var css []athar.Changeset
-	mentions, err := im.store.Mentions(ctx, []athar.ID{remove})
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", op, err)
-	}
-	for _, n := range mentions[remove] {
-		have, err := im.store.NarrationQuads(ctx, n)
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", op, err)
-		}
-		c, err := Decompile(n, have, im.vocab)
-		if err != nil {
-			return res, &athar.Error{Code: athar.Conflict, Op: op, Err: err}
-		}
-		if probs := renameIDs(c, rename); len(probs) > 0 {
-			msgs := make([]string, len(probs))
-			for i, p := range probs {
-				msgs[i] = p.msg
-			}
-			return res, &athar.Error{Code: athar.Conflict, Op: op, Msg: fmt.Sprintf("in %s: %s", n, strings.Join(msgs, "; "))}
-		}
-		cs := athar.Diff(n, have, Compile(c))
-		if cs.Empty() {
+// DefinedEntities returns the entity ids (not narrations) given a type in qs, sorted.
+func DefinedEntities(qs []athar.Quad) []athar.ID {
+	var out []athar.ID
+	for _, q := range qs {
+		if q.Predicate != athar.RDFType {
 			continue
 		}
-		css = append(css, cs)
-		res.Narrations = append(res.Narrations, n)
-		res.QuadsAdded += len(cs.Add)
-		res.QuadsRemoved += len(cs.Remove)
-	}
-	if len(css) == 0 {
-		return res, nil
-	}
-	if err := im.store.Apply(ctx, css...); err != nil {
-		return res, fmt.Errorf("%s: %w", op, err)
-	}
-	res.Changed = true
-	if im.OnChange != nil {
-		for _, cs := range css {
-			im.OnChange(cs)
+		id, ok := athar.ParseIRI(q.Subject)
+		if !ok {
+			continue
+		}
+		if _, isEntity := athar.TypeOfPrefix(id.Prefix()); isEntity && id.Prefix() != athar.TypeNarration.Prefix() {
+			out = append(out, id)
 		}
 	}
-	return res, nil
+	return uniq(out)
+}
+
+func uniq(ids []athar.ID) []athar.ID {
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := ids[:0]
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // renameProblem is a claim that a rename makes impossible: claim is its index in the
@@ -144,7 +62,7 @@ type renameProblem struct {
 // the target's: the names it gave become aliases, its Arabic names, aliases and
 // description are kept, and the retired id is recorded as a former id. Claims that become
 // the same claim with the same evidence are kept once. It is the one rewrite both
-// Importer.Merge (on stored narrations) and Validate (on documents naming retired ids) use,
+// a merge (ingest, on stored narrations) and Validate (on documents naming retired ids) use,
 // so that both give the same quads.
 func renameIDs(c *Checked, to map[athar.ID]athar.ID) []renameProblem {
 	mapID := func(id athar.ID) athar.ID {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
@@ -28,26 +29,26 @@ func readValid(t *testing.T) string {
 	return string(b)
 }
 
-func newImporter(t *testing.T) (*cayleystore.Store, *narration.Importer) {
+func newImporter(t *testing.T) (*cayleystore.Store, *ingest.Local) {
 	t.Helper()
 	st, err := cayleystore.Open("memory:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return st, narration.NewImporter(st, schema.Vocabulary())
+	return st, ingest.NewLocal(st, schema.Vocabulary())
 }
 
-func importDoc(t *testing.T, im *narration.Importer, name, src string) (narration.Result, error) {
+func importDoc(t *testing.T, im *ingest.Local, name, src string) (ingest.Result, error) {
 	t.Helper()
 	d, err := narration.Parse(name, []byte(src))
 	if err != nil {
-		return narration.Result{}, err
+		return ingest.Result{}, err
 	}
 	return im.Import(context.Background(), d)
 }
 
-func mustImport(t *testing.T, im *narration.Importer, name, src string) narration.Result {
+func mustImport(t *testing.T, im *ingest.Local, name, src string) ingest.Result {
 	t.Helper()
 	r, err := importDoc(t, im, name, src)
 	if err != nil {
@@ -188,7 +189,7 @@ func seedDoc(t *testing.T) string {
 func TestValidDocument(t *testing.T) {
 	st, im := newImporter(t)
 	res := mustImport(t, im, "valid.yaml", readValid(t))
-	want := narration.Result{Narration: "narration:test-1", Changed: true, ClaimsAdded: 7, EntitiesAdded: 7, QuadsAdded: res.QuadsAdded}
+	want := ingest.Result{Narration: "narration:test-1", Changed: true, ClaimsAdded: 7, EntitiesAdded: 7, QuadsAdded: res.QuadsAdded}
 	// 3 claims in the document, one a two-verse range (4), plus narrator and two chain links.
 	if res != want {
 		t.Fatalf("result %+v, want %+v", res, want)

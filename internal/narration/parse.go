@@ -13,7 +13,7 @@ import (
 )
 
 // The limits of one document, which bound the work and the memory one import takes (and,
-// for what needs the graph, how long it holds the importer's write lock). Parse refuses a
+// for what needs the graph, how long it holds the writer's lock (internal/ingest)). Parse refuses a
 // document over any of them, naming the limit. docs/narration-format.md lists them.
 const (
 	// MaxDocumentSize is the largest document Parse accepts, in bytes.

@@ -75,25 +75,26 @@ type CheckedClaim struct {
 // into, exactly as the merge rewrote the narrations that used it: a document written before
 // the merge imports to what the merge made of it.
 func Validate(ctx context.Context, d *Document, vocab *athar.Vocabulary, g Graph) (*Checked, error) {
-	p, err := prepare(ctx, d, vocab)
+	p, err := Prepare(ctx, d, vocab)
 	if err != nil {
 		return nil, err
 	}
-	return p.check(ctx, g)
+	return p.Check(ctx, g)
 }
 
-// prepared is a document checked for everything that needs no graph: ids parsed, entities
+// Prepared is a document checked for everything that needs no graph: ids parsed, entities
 // and gradings checked, and every claim's evidence located in the text (the costly part,
-// linear in the document's size). The importer prepares documents before it takes its
+// linear in the document's size). The write path prepares documents before it takes its
 // write lock, so that a large document does not hold up other writes while it is matched.
-type prepared struct {
+type Prepared struct {
 	v    *validator
 	refs []claimRef
 }
 
-// prepare runs the checks of Validate that need no graph. Problems are kept for check,
-// which reports them with the graph's; the error is only for a done ctx.
-func prepare(ctx context.Context, d *Document, vocab *athar.Vocabulary) (*prepared, error) {
+// Prepare runs the checks of Validate that need no graph. Problems are kept for Check,
+// which reports them with the graph's; the error is only for a done ctx (DEADLINE_EXCEEDED
+// or CANCELLED, never a verdict on the document).
+func Prepare(ctx context.Context, d *Document, vocab *athar.Vocabulary) (*Prepared, error) {
 	op := "validate " + d.Source
 	if err := athar.Stopped(ctx, op); err != nil {
 		return nil, err
@@ -109,11 +110,11 @@ func prepare(ctx context.Context, d *Document, vocab *athar.Vocabulary) (*prepar
 	if err := v.locateEvidence(ctx); err != nil {
 		return nil, err
 	}
-	return &prepared{v: v, refs: refs}, nil
+	return &Prepared{v: v, refs: refs}, nil
 }
 
-// check finishes the validation p began, against g. A prepared document is checked once.
-func (p *prepared) check(ctx context.Context, g Graph) (*Checked, error) {
+// Check finishes the validation p began, against g. A prepared document is checked once.
+func (p *Prepared) Check(ctx context.Context, g Graph) (*Checked, error) {
 	v, d := p.v, p.v.doc
 	if err := athar.Stopped(ctx, "validate "+d.Source); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 
 var errUnknownKind = errors.New("this version of athar cannot apply it: upgrade it")
 
-// run applies entry e through the importer. The entry's own failure (a refused document, a
+// run applies entry e through the local writer (ingest.Local). The entry's own failure (a refused document, a
 // conflict, a narration already deleted) is deterministic -- every replica meets it at
 // the same position of the same graph -- and is returned in applied.err; the returned error
 // is for everything else (the local store failing, an unknown kind), which must not count
@@ -36,7 +36,14 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 			a.err = &athar.Error{Code: athar.Invalid, Op: "restore " + e.Source, Err: err}
 			break
 		}
-		a.ids, a.err = r.im.Restore(ctx, qs)
+		var args RestoreArgs
+		if len(e.Args) > 0 {
+			if err := json.Unmarshal(e.Args, &args); err != nil {
+				a.err = &athar.Error{Code: athar.Invalid, Op: "restore", Msg: "bad arguments", Err: err}
+				break
+			}
+		}
+		a.ids, a.err = r.im.Restore(ctx, qs, args.Replace)
 	case KindMerge:
 		var args MergeArgs
 		if err := json.Unmarshal(e.Args, &args); err != nil {
@@ -44,6 +51,13 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 			break
 		}
 		a.merge, a.err = r.im.Merge(ctx, args.Keep, args.Remove)
+	case KindVerses:
+		var args VersesArgs
+		if err := json.Unmarshal(e.Args, &args); err != nil {
+			a.err = &athar.Error{Code: athar.Invalid, Op: "import verse texts", Msg: "bad arguments", Err: err}
+			break
+		}
+		a.verses, a.err = r.im.ImportVerseTexts(ctx, args.Texts, args.Source)
 	default:
 		return a, fmt.Errorf("a %q change: %w", e.Kind, errUnknownKind)
 	}

@@ -2,7 +2,7 @@
 // scale-out mode, where PostgreSQL or CockroachDB holds the record (internal/pglog) and every
 // athar process materialises the graph into its own store by applying the log in order.
 //
-// Applying an entry is the one write path (narration.Importer), so a change fails or succeeds
+// Applying an entry is the one write path (ingest.Local), so a change fails or succeeds
 // identically on every replica: every replica applies the same entries, in the same order,
 // to the same graph. Mutations made through a Replica go to the log first; the call returns
 // once this replica has applied the entry, with the result of that apply, so a conflicting
@@ -27,8 +27,9 @@ type Kind string
 const (
 	KindImport  Kind = "import"  // a narration document: a new narration or a replacement
 	KindDelete  Kind = "delete"  // remove a narration and everything it asserted
-	KindRestore Kind = "restore" // N-Quads (an export): replace the narrations they hold
+	KindRestore Kind = "restore" // N-Quads (an export): replace the narrations they hold (Args: RestoreArgs)
 	KindMerge   Kind = "merge"   // make two entities one (Args: MergeArgs)
+	KindVerses  Kind = "verses"  // replace the verse texts (Args: VersesArgs)
 )
 
 // Formats of an entry's Body.
@@ -47,6 +48,18 @@ const (
 type MergeArgs struct {
 	Keep   athar.ID `json:"keep"`
 	Remove athar.ID `json:"remove"`
+}
+
+// RestoreArgs are the arguments of a restore entry (none: only the narrations it holds
+// are replaced).
+type RestoreArgs struct {
+	Replace bool `json:"replace,omitempty"` // the graph becomes exactly the entry's quads
+}
+
+// VersesArgs are the arguments of a verses entry.
+type VersesArgs struct {
+	Texts  []athar.VerseText `json:"texts"`
+	Source athar.TextSource  `json:"source"`
 }
 
 // Entry is one change in the log.

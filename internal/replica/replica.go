@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/ingest"
 )
 
 // Config is what a Replica needs.
@@ -31,6 +31,14 @@ type Config struct {
 	// (CockroachDB); 0 means DefaultPollInterval. Where it can (PostgreSQL), the log is
 	// still read every SafetyPolls x PollInterval, in case a notification is lost.
 	PollInterval time.Duration
+	// Subscribers are called with the changes applied to the local graph (e.g. to keep a
+	// search index current), under the apply loop's context. While the replica applies a
+	// run of entries (catching up, or behind a bulk load), the changes of up to a page of
+	// entries are passed together, as one changeset holding all their removals and
+	// additions (Narration is the last one's): refreshing what they touched once costs far
+	// less than once per entry. A change made through this replica is passed on before its
+	// caller gets the result, so the caller reads its own write.
+	Subscribers []ingest.Subscriber
 	// Gauge, when set, is given the replica's position, head and lag as they change (e.g.
 	// metrics.Metrics.Set).
 	Gauge func(name string, v float64)
@@ -53,7 +61,7 @@ type Replica struct {
 	log   Log
 	state *stateStore
 	view  view
-	im    *narration.Importer
+	im    *ingest.Local
 
 	applyMu sync.Mutex // one apply loop at a time (Run, CatchUp)
 
@@ -67,16 +75,16 @@ type Replica struct {
 	halted     error         // why following stopped for good (divergence, an unknown kind, a gap)
 	lastErr    error         // the last error following met, cleared by the next success
 	waiters    map[int64]chan applied
-	onChange   []func(athar.Changeset)
-	changes    []athar.Changeset // applied but not yet passed to onChange (apply loop only)
+	changes    []athar.Changeset // applied but not yet passed to the subscribers (apply loop only)
 	unrecorded *pending          // the last entry applied, while its outcome is not yet in the log
 }
 
 // applied is the result of applying one entry, for the caller waiting on it.
 type applied struct {
-	result narration.Result
+	result ingest.Result
 	ids    []athar.ID
-	merge  narration.MergeResult
+	merge  ingest.MergeResult
+	verses ingest.VerseResult
 	err    error
 }
 
@@ -130,8 +138,7 @@ func Open(ctx context.Context, cfg Config) (*Replica, error) {
 		changed: make(chan struct{}),
 		waiters: map[int64]chan applied{},
 	}
-	r.im = narration.NewImporter(r.state, cfg.Vocab)
-	r.im.OnChange = func(cs athar.Changeset) { r.changes = append(r.changes, cs) }
+	r.im = ingest.NewLocal(r.state, cfg.Vocab, func(_ context.Context, cs athar.Changeset) { r.changes = append(r.changes, cs) })
 	r.position.Store(st.position)
 	r.setHead(head)
 	if st.position > 0 {
@@ -143,18 +150,8 @@ func Open(ctx context.Context, cfg Config) (*Replica, error) {
 	return r, nil
 }
 
-// OnChange adds fn to the functions called with the changes applied to the local graph
-// (e.g. to keep a search index current). Call it before Run.
-//
-// While the replica applies a run of entries (catching up, or behind a bulk load), the
-// changes of up to a page of entries are passed together, as one changeset holding all
-// their removals and additions (Narration is the last one's): refreshing what they touched
-// once costs far less than once per entry. A change made through this replica is passed
-// on before its caller gets the result, so the caller reads its own write.
-func (r *Replica) OnChange(fn func(athar.Changeset)) { r.onChange = append(r.onChange, fn) }
-
-// flushChanges passes the changes applied since the last call to the OnChange functions.
-func (r *Replica) flushChanges() {
+// flushChanges passes the changes applied since the last call to the subscribers.
+func (r *Replica) flushChanges(ctx context.Context) {
 	if len(r.changes) == 0 {
 		return
 	}
@@ -164,8 +161,8 @@ func (r *Replica) flushChanges() {
 		merged.Add = append(merged.Add, cs.Add...)
 	}
 	r.changes = nil
-	for _, fn := range r.onChange {
-		fn(merged)
+	for _, fn := range r.cfg.Subscribers {
+		fn(ctx, merged)
 	}
 }
 
@@ -280,7 +277,7 @@ func (r *Replica) poke() {
 func (r *Replica) follow(ctx context.Context) error {
 	r.applyMu.Lock()
 	defer r.applyMu.Unlock()
-	defer r.flushChanges()
+	defer r.flushChanges(ctx)
 	if err := r.haltedErr(); err != nil {
 		return err
 	}
@@ -318,7 +315,7 @@ func (r *Replica) follow(ctx context.Context) error {
 				return err
 			}
 		}
-		r.flushChanges()
+		r.flushChanges(ctx)
 	}
 }
 
@@ -347,7 +344,7 @@ func (r *Replica) apply(ctx context.Context, e Entry) error {
 			return err
 		}
 	}
-	r.advance(e.Position, a)
+	r.advance(ctx, e.Position, a)
 	if !o.OK {
 		r.cfg.Logger.Info("log entry refused, as on every replica", "position", e.Position, "kind", e.Kind, "narration", e.Narration, "code", o.Code, "message", o.Message)
 	}
@@ -405,12 +402,12 @@ func (r *Replica) record(ctx context.Context) error {
 
 // advance notes that entry position was applied and wakes whoever waits for it, after
 // passing the changes on (so that the caller reads its own write, search included).
-func (r *Replica) advance(position int64, a applied) {
+func (r *Replica) advance(ctx context.Context, position int64, a applied) {
 	r.mu.Lock()
 	_, waited := r.waiters[position]
 	r.mu.Unlock()
 	if waited {
-		r.flushChanges()
+		r.flushChanges(ctx)
 	}
 	r.position.Store(position)
 	r.gauges()

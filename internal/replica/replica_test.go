@@ -13,6 +13,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
@@ -127,30 +128,28 @@ func newReplica(t *testing.T, log Log, spec string) (*Replica, athar.Store) {
 	return r, st
 }
 
-func seedTexts(t *testing.T) ([]*narration.Document, []TextDoc) {
+func seedTexts(t *testing.T) []ingest.Doc {
 	t.Helper()
 	var docs []*narration.Document
-	text := map[*narration.Document]TextDoc{}
+	text := map[*narration.Document][]byte{}
 	for _, f := range seeds.Files() {
 		d, err := narration.Parse(f.Name, f.Data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		docs = append(docs, d)
-		text[d] = TextDoc{f.Name, f.Data}
+		text[d] = f.Data
 	}
-	docs = narration.Order(docs)
-	texts := make([]TextDoc, len(docs))
-	for i, d := range docs {
-		texts[i] = text[d]
+	var out []ingest.Doc
+	for _, d := range narration.Order(docs) {
+		out = append(out, ingest.Doc{Document: d, Text: text[d]})
 	}
-	return docs, texts
+	return out
 }
 
 func seed(t *testing.T, r *Replica) {
 	t.Helper()
-	docs, texts := seedTexts(t)
-	for _, res := range r.ImportAll(context.Background(), docs, texts) {
+	for _, res := range r.ImportMany(context.Background(), seedTexts(t)) {
 		if res.Err != nil {
 			t.Fatal(res.Err)
 		}
@@ -282,9 +281,8 @@ func TestStateSurvivesRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs, texts := seedTexts(t)
-		for i := range docs {
-			_, _ = log.Append(ctx, Entry{Kind: KindImport, Narration: athar.ID(docs[i].Narration.ID), Source: texts[i].Source, Format: FormatText, Body: texts[i].Data}, nil)
+		for _, d := range seedTexts(t) {
+			_, _ = log.Append(ctx, Entry{Kind: KindImport, Narration: athar.ID(d.Narration.ID), Source: d.Source, Format: FormatText, Body: d.Text}, nil)
 		}
 		// A refused entry followed by a successful one: the state's outcome and message
 		// quads are replaced in one transaction.
@@ -370,10 +368,11 @@ func TestParsedDocumentsReplayExactly(t *testing.T) {
 	text, parsed := newMemLog(), newMemLog()
 	rt, _ := newReplica(t, text, "memory:")
 	rp, _ := newReplica(t, parsed, "memory:")
-	docs, texts := seedTexts(t)
+	docs := seedTexts(t)
 	ctx := context.Background()
-	for i, d := range docs {
-		if _, err := rt.ImportText(ctx, texts[i].Source, texts[i].Data); err != nil {
+	for _, doc := range docs {
+		d := doc.Document
+		if _, err := rt.ImportText(ctx, d.Source, doc.Text); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := json.Marshal(d)

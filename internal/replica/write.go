@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 )
 
@@ -20,36 +21,36 @@ import (
 
 // Import logs d and returns the result of applying it here. d's text is not available
 // (the GraphQL mutation parses it), so the log keeps the parsed document (FormatDocument).
-func (r *Replica) Import(ctx context.Context, d *narration.Document) (narration.Result, error) {
+func (r *Replica) Import(ctx context.Context, d *narration.Document) (ingest.Result, error) {
 	body, err := json.Marshal(d)
 	if err != nil {
-		return narration.Result{}, fmt.Errorf("import %s: encode: %w", d.Narration.ID, err)
+		return ingest.Result{}, fmt.Errorf("import %s: encode: %w", d.Narration.ID, err)
 	}
-	return r.importEntry(ctx, d, Entry{Kind: KindImport, Source: d.Source, Format: FormatDocument, Body: body})
+	return r.logImport(ctx, d, Entry{Kind: KindImport, Source: d.Source, Format: FormatDocument, Body: body})
 }
 
 // ImportText logs the document data as written (FormatText) and returns the result of
 // applying it here.
-func (r *Replica) ImportText(ctx context.Context, source string, data []byte) (narration.Result, error) {
+func (r *Replica) ImportText(ctx context.Context, source string, data []byte) (ingest.Result, error) {
 	d, err := narration.Parse(source, data)
 	if err != nil {
-		return narration.Result{}, err
+		return ingest.Result{}, err
 	}
-	return r.importEntry(ctx, d, Entry{Kind: KindImport, Source: source, Format: FormatText, Body: data})
+	return r.logImport(ctx, d, Entry{Kind: KindImport, Source: source, Format: FormatText, Body: data})
 }
 
-func (r *Replica) importEntry(ctx context.Context, d *narration.Document, e Entry) (narration.Result, error) {
+func (r *Replica) logImport(ctx context.Context, d *narration.Document, e Entry) (ingest.Result, error) {
 	if err := r.Sync(ctx); err != nil {
-		return narration.Result{}, err
+		return ingest.Result{}, err
 	}
 	c, err := narration.Validate(ctx, d, r.cfg.Vocab, r.view)
 	if err != nil {
-		return narration.Result{}, err
+		return ingest.Result{}, err
 	}
 	e.Narration = c.ID
 	a, err := r.submit(ctx, e)
 	if err != nil {
-		return narration.Result{}, err
+		return ingest.Result{}, err
 	}
 	return a.result, a.err
 }
@@ -76,34 +77,57 @@ func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
 	return a.err
 }
 
-// Restore logs N-Quads (an export, named source) and returns the narrations restored.
-func (r *Replica) Restore(ctx context.Context, source string, nquads []byte) ([]athar.ID, error) {
-	if _, err := r.cfg.ReadNQuads(bytes.NewReader(nquads)); err != nil {
-		return nil, &athar.Error{Code: athar.Invalid, Op: "restore " + source, Err: err}
+// Restore logs quads (as read from an N-Quads export; with replace, the whole graph) and
+// returns the narrations restored.
+func (r *Replica) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
+	var body bytes.Buffer
+	if err := r.cfg.WriteNQuads(&body, quads); err != nil {
+		return nil, &athar.Error{Code: athar.Invalid, Op: "restore", Err: err}
+	}
+	var args json.RawMessage
+	if replace {
+		args = json.RawMessage(`{"replace":true}`)
 	}
 	if err := r.Sync(ctx); err != nil {
 		return nil, err
 	}
-	a, err := r.submit(ctx, Entry{Kind: KindRestore, Source: source, Format: FormatNQuads, Body: nquads})
+	a, err := r.submit(ctx, Entry{Kind: KindRestore, Source: "restore", Format: FormatNQuads, Body: body.Bytes(), Args: args})
 	if err != nil {
 		return nil, err
 	}
 	return a.ids, a.err
 }
 
-// Merge logs the merge of entity remove into keep (narration.Importer.Merge) and returns
-// the result of applying it here.
-func (r *Replica) Merge(ctx context.Context, keep, remove athar.ID) (narration.MergeResult, error) {
-	args, err := json.Marshal(MergeArgs{Keep: keep, Remove: remove})
+// ImportVerseTexts logs the verse texts and their source and returns the result of
+// applying them here.
+func (r *Replica) ImportVerseTexts(ctx context.Context, texts []athar.VerseText, src athar.TextSource) (ingest.VerseResult, error) {
+	args, err := json.Marshal(VersesArgs{Texts: texts, Source: src})
 	if err != nil {
-		return narration.MergeResult{}, err
+		return ingest.VerseResult{}, err
 	}
 	if err := r.Sync(ctx); err != nil {
-		return narration.MergeResult{}, err
+		return ingest.VerseResult{}, err
+	}
+	a, err := r.submit(ctx, Entry{Kind: KindVerses, Args: args})
+	if err != nil {
+		return ingest.VerseResult{}, err
+	}
+	return a.verses, a.err
+}
+
+// Merge logs the merge of entity remove into keep (ingest.Local.Merge) and returns
+// the result of applying it here.
+func (r *Replica) Merge(ctx context.Context, keep, remove athar.ID) (ingest.MergeResult, error) {
+	args, err := json.Marshal(MergeArgs{Keep: keep, Remove: remove})
+	if err != nil {
+		return ingest.MergeResult{}, err
+	}
+	if err := r.Sync(ctx); err != nil {
+		return ingest.MergeResult{}, err
 	}
 	a, err := r.submit(ctx, Entry{Kind: KindMerge, Args: args})
 	if err != nil {
-		return narration.MergeResult{}, err
+		return ingest.MergeResult{}, err
 	}
 	return a.merge, a.err
 }
@@ -187,25 +211,20 @@ func (r *Replica) drop(pos int64) {
 	r.mu.Unlock()
 }
 
-// TextDoc is a narration document as written, with its name.
-type TextDoc struct {
-	Source string
-	Data   []byte
-}
-
-// ImportAll imports documents as ImportText does, but pipelined: each is checked against
-// the graph as it will be once the documents before it are applied, and logged without
-// waiting for the previous one to be applied; then it waits for all. docs must be in
-// dependency order (narration.Order). A document refused by the check is not logged.
-func (r *Replica) ImportAll(ctx context.Context, docs []*narration.Document, texts []TextDoc) []narration.BatchResult {
-	out := make([]narration.BatchResult, len(docs))
+// ImportMany imports documents as Import does, but pipelined: each is checked against
+// the graph as it will be once the documents before it are applied (ingest.Overlay), and
+// logged without waiting for the previous one to be applied; then it waits for all. docs
+// must be in dependency order (narration.Order). A document refused by the check is not
+// logged. A document with its text is logged as written (FormatText).
+func (r *Replica) ImportMany(ctx context.Context, docs []ingest.Doc) []ingest.BatchResult {
+	out := make([]ingest.BatchResult, len(docs))
 	if err := r.Sync(ctx); err != nil {
 		for i := range out {
 			out[i].Err = err
 		}
 		return out
 	}
-	ov := &overlay{Store: r.view, defs: map[athar.ID][]athar.ID{}}
+	ov := ingest.NewOverlay(r.view)
 	type sent struct {
 		i   int
 		ch  chan applied
@@ -213,30 +232,27 @@ func (r *Replica) ImportAll(ctx context.Context, docs []*narration.Document, tex
 	}
 	var waits []sent
 	for i, d := range docs {
-		if ctx.Err() != nil {
-			out[i].Err = ctx.Err()
+		if err := athar.Stopped(ctx, "import "+d.Source); err != nil {
+			out[i].Err = err
 			continue
 		}
-		c, err := narration.Validate(ctx, d, r.cfg.Vocab, ov)
+		c, err := narration.Validate(ctx, d.Document, r.cfg.Vocab, ov)
 		if err != nil {
 			out[i].Err = err
 			continue
 		}
-		ch, pos, err := r.append(ctx, Entry{Kind: KindImport, Narration: c.ID, Source: texts[i].Source, Format: FormatText, Body: texts[i].Data})
+		e, err := importEntry(d)
 		if err != nil {
 			out[i].Err = err
 			continue
 		}
-		for _, q := range narration.Compile(c) {
-			if q.Predicate != athar.RDFType {
-				continue
-			}
-			if id, ok := athar.ParseIRI(q.Subject); ok {
-				if _, entity := athar.TypeOfPrefix(id.Prefix()); entity && id.Prefix() != athar.TypeNarration.Prefix() {
-					ov.defs[id] = append(ov.defs[id], c.ID)
-				}
-			}
+		e.Narration = c.ID
+		ch, pos, err := r.append(ctx, e)
+		if err != nil {
+			out[i].Err = err
+			continue
 		}
+		ov.Define(c.ID, narration.Compile(c))
 		waits = append(waits, sent{i, ch, pos})
 	}
 	for _, w := range waits {
@@ -244,37 +260,30 @@ func (r *Replica) ImportAll(ctx context.Context, docs []*narration.Document, tex
 		if err == nil {
 			err = a.err
 		}
-		out[w.i] = narration.BatchResult{Result: a.result, Err: err}
+		out[w.i] = ingest.BatchResult{Result: a.result, Err: err}
 	}
 	return out
 }
 
-// overlay is the local graph plus the definitions of documents logged but not yet applied.
-type overlay struct {
-	athar.Store
-	defs map[athar.ID][]athar.ID
-}
-
-// DefinedBy implements narration.Graph.
-func (o *overlay) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
-	m, err := o.Store.DefinedBy(ctx, ids)
+// importEntry is the log entry importing d: its text as written when it has one, else
+// the parsed document.
+func importEntry(d ingest.Doc) (Entry, error) {
+	if d.Text != nil {
+		return Entry{Kind: KindImport, Source: d.Source, Format: FormatText, Body: d.Text}, nil
+	}
+	body, err := json.Marshal(d.Document)
 	if err != nil {
-		return nil, err
+		return Entry{}, fmt.Errorf("import %s: encode: %w", d.Narration.ID, err)
 	}
-	for _, id := range ids {
-		if d, ok := o.defs[id]; ok {
-			m[id] = append(append([]athar.ID(nil), m[id]...), d...)
-		}
-	}
-	return m, nil
+	return Entry{Kind: KindImport, Source: d.Source, Format: FormatDocument, Body: body}, nil
 }
 
 // SeedIfEmpty logs docs (already checked, in dependency order) if the log is empty, in
 // one transaction, so that replicas starting together on a new database seed it once.
-func (r *Replica) SeedIfEmpty(ctx context.Context, docs []TextDoc, ids []athar.ID) (bool, error) {
+func (r *Replica) SeedIfEmpty(ctx context.Context, docs []ingest.Doc, ids []athar.ID) (bool, error) {
 	es := make([]Entry, len(docs))
 	for i, d := range docs {
-		es[i] = Entry{Kind: KindImport, Narration: ids[i], Source: d.Source, Format: FormatText, Body: d.Data, Origin: r.cfg.Name}
+		es[i] = Entry{Kind: KindImport, Narration: ids[i], Source: d.Source, Format: FormatText, Body: d.Text, Origin: r.cfg.Name}
 	}
 	ok, err := r.log.AppendIfEmpty(ctx, es)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 )
@@ -674,7 +675,7 @@ func testGradings(t *testing.T, st athar.Store) {
 	}
 }
 
-// testMergedInto stores, as Importer.Merge does, a former id on an entity.
+// testMergedInto stores, as ingest.Local.Merge does, a former id on an entity.
 func testMergedInto(t *testing.T, st athar.Store) {
 	ctx := context.Background()
 	apply(t, st, docA)
@@ -813,7 +814,7 @@ claims:
 // as soon as that falls out of step.
 func testNarrationQuadsAgree(t *testing.T, st athar.Store) {
 	ctx := context.Background()
-	im := narration.NewImporter(st, schema.Vocabulary())
+	im := ingest.NewLocal(st, schema.Vocabulary())
 	labels := map[string]bool{athar.ID("narration:none").IRI(): true}
 	check := func(step string) {
 		t.Helper()
@@ -856,7 +857,7 @@ func testNarrationQuadsAgree(t *testing.T, st athar.Store) {
 	}
 	check("after importing a and b")
 
-	for _, r := range im.ImportBatch(ctx, []*narration.Document{parse(docE), parse(docD)}) {
+	for _, r := range im.ImportMany(ctx, []ingest.Doc{{Document: parse(docE)}, {Document: parse(docD)}}) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}

@@ -1,24 +1,19 @@
-package narration
+package ingest
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
 )
 
-// BatchResult is the outcome of one document of a batch: its result, or why it was refused.
-type BatchResult struct {
-	Result
-	Err error
-}
-
-// batchQuads is how many quads ImportBatch puts in one transaction: large enough to pay for
+// batchQuads is how many quads ImportMany puts in one transaction: large enough to pay for
 // a commit, small enough that Cayley's per-transaction work stays linear (its bbolt
 // backend slows down on much larger transactions; see docs/BENCHMARKS.md).
 const batchQuads = 10000
 
-// ImportBatch imports documents as Import does, but writes the new narrations among them
+// ImportMany imports documents as Import does, but writes the new narrations among them
 // in shared transactions of about batchQuads quads, which is what makes bulk loads fast
 // (a commit per transaction instead of one per narration). Each document is still all or
 // nothing: a refused document is left out of the transaction, and documents later in the
@@ -29,7 +24,7 @@ const batchQuads = 10000
 // Documents are prepared (checked for everything that needs no graph) before the write lock
 // is taken. Once ctx is done, the documents not yet stored are reported with an error of
 // code athar.Cancelled or athar.DeadlineExceeded -- not attempted, never refused.
-func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchResult {
+func (im *Local) ImportMany(ctx context.Context, docs []Doc) []BatchResult {
 	out := make([]BatchResult, len(docs))
 	notAttempted := func(from int, err error) {
 		for i := from; i < len(docs); i++ {
@@ -38,9 +33,9 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 			}
 		}
 	}
-	preps := make([]*prepared, len(docs))
+	preps := make([]*narration.Prepared, len(docs))
 	for i, d := range docs {
-		p, err := prepare(ctx, d, im.vocab)
+		p, err := narration.Prepare(ctx, d.Document, im.vocab)
 		if err != nil {
 			notAttempted(0, err)
 			return out
@@ -54,7 +49,7 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 	var later []int
 	func() {
 		defer im.unlock()
-		overlay := &pendingGraph{base: im.store, defs: map[athar.ID][]athar.ID{}}
+		overlay := NewOverlay(im.store)
 		seen := map[string]bool{}
 		var css []athar.Changeset
 		var members []int
@@ -71,10 +66,8 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 				for _, i := range members {
 					out[i] = BatchResult{Err: fmt.Errorf("import %s: %w", docs[i].Narration.ID, err)}
 				}
-			} else if im.OnChange != nil {
-				for _, cs := range css {
-					im.OnChange(cs)
-				}
+			} else {
+				im.notify(ctx, css...)
 			}
 			css, members, pending = nil, nil, 0
 		}
@@ -93,7 +86,7 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 				continue
 			}
 			seen[d.Narration.ID] = true
-			c, err := preps[i].check(ctx, overlay)
+			c, err := preps[i].Check(ctx, overlay)
 			if err != nil {
 				out[i].Err = err
 				continue
@@ -107,8 +100,8 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 				later = append(later, i) // a replacement: checked and applied on its own
 				continue
 			}
-			want := Compile(c)
-			defs := definedEntities(want)
+			want := narration.Compile(c)
+			defs := narration.DefinedEntities(want)
 			before, err := overlay.DefinedBy(ctx, defs)
 			if err != nil {
 				out[i].Err = fmt.Errorf("import %s: %w", c.ID, err)
@@ -119,8 +112,8 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 				if len(before[id]) == 0 {
 					res.EntitiesAdded++
 				}
-				overlay.defs[id] = append(overlay.defs[id], c.ID)
 			}
+			overlay.Define(c.ID, want)
 			out[i].Result = res
 			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
 			members = append(members, i)
@@ -134,48 +127,8 @@ func (im *Importer) ImportBatch(ctx context.Context, docs []*Document) []BatchRe
 		if out[i].Err != nil {
 			continue
 		}
-		r, err := im.Import(ctx, docs[i])
+		r, err := im.Import(ctx, docs[i].Document)
 		out[i] = BatchResult{Result: r, Err: err}
 	}
 	return out
-}
-
-// pendingGraph answers DefinedBy and EntityIDs from the store plus the definitions of
-// documents accepted earlier in the same batch, and MergedInto from the store: a document
-// of the batch can only repeat a merge the store records (by defining a retired id), never
-// record a new one.
-type pendingGraph struct {
-	base Graph
-	defs map[athar.ID][]athar.ID
-}
-
-func (p *pendingGraph) MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error) {
-	return p.base.MergedInto(ctx, ids)
-}
-
-func (p *pendingGraph) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
-	ids, err := p.base.EntityIDs(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	out := append([]athar.ID(nil), ids...)
-	for id := range p.defs {
-		if et, ok := athar.TypeOfPrefix(id.Prefix()); ok && (t == "" || et == t) {
-			out = append(out, id)
-		}
-	}
-	return uniq(out), nil
-}
-
-func (p *pendingGraph) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
-	m, err := p.base.DefinedBy(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		if d, ok := p.defs[id]; ok {
-			m[id] = append(append([]athar.ID(nil), m[id]...), d...)
-		}
-	}
-	return m, nil
 }

@@ -1,4 +1,4 @@
-package narration
+package ingest
 
 import (
 	"context"
@@ -7,37 +7,46 @@ import (
 	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
 )
 
-// Importer runs the write path against a store: validate, compile, diff against what the
-// narration asserted before, check that nothing other narrations depend on is removed, and
-// apply the change as one transaction. Writes are serialised, so validation and apply see
-// the same graph.
+// Local is the Writer over a store of this process (the embedded mode, and what a replica
+// applies the log with): validate, compile, diff against what the narration asserted
+// before, check that nothing other narrations depend on is removed, and apply the change
+// as one transaction. Writes are serialised, so validation and apply see the same graph.
 //
 // What needs no graph -- the document's own rules and finding every claim's evidence in its
 // text, the part whose cost grows with the document -- runs before the write lock is
 // taken, so that a large document does not hold up other writes while it is checked.
-type Importer struct {
+type Local struct {
 	store athar.Store
 	vocab *athar.Vocabulary
 	// sem is the write lock: a channel, so that a write waiting for it gives up when its
 	// context is done instead of waiting on behind a long write.
-	sem chan struct{}
-	// OnChange, when set, is called after each applied change, with the changeset applied
-	// (e.g. to keep a search index beside the store). It runs under the write lock.
-	OnChange func(athar.Changeset)
+	sem  chan struct{}
+	subs []Subscriber
 }
 
-// NewImporter returns an Importer writing to store.
-func NewImporter(store athar.Store, vocab *athar.Vocabulary) *Importer {
-	return &Importer{store: store, vocab: vocab, sem: make(chan struct{}, 1)}
+// NewLocal returns the Writer of store. Each subscriber is called with every changeset
+// committed, in order, under the write lock and the writing caller's context.
+func NewLocal(store athar.Store, vocab *athar.Vocabulary, subs ...Subscriber) *Local {
+	return &Local{store: store, vocab: vocab, sem: make(chan struct{}, 1), subs: subs}
+}
+
+// notify passes the changesets just committed to the subscribers.
+func (im *Local) notify(ctx context.Context, css ...athar.Changeset) {
+	for _, cs := range css {
+		for _, fn := range im.subs {
+			fn(ctx, cs)
+		}
+	}
 }
 
 // lock takes the write lock for op. It fails with ctx's error (athar.DeadlineExceeded or
 // athar.Cancelled), without the lock, when ctx is done first: a write queued behind a long
 // one stops at its deadline, and never goes on to validate against reads that its expired
 // context would cut short.
-func (im *Importer) lock(ctx context.Context, op string) error {
+func (im *Local) lock(ctx context.Context, op string) error {
 	select {
 	case im.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -50,24 +59,14 @@ func (im *Importer) lock(ctx context.Context, op string) error {
 	return nil
 }
 
-func (im *Importer) unlock() { <-im.sem }
-
-// Result says what an import changed.
-type Result struct {
-	Narration     athar.ID
-	Changed       bool // false when the same document was already imported
-	ClaimsAdded   int  // claims this narration attests now and did not before
-	EntitiesAdded int  // entities the graph did not define before
-	QuadsAdded    int
-	QuadsRemoved  int
-}
+func (im *Local) unlock() { <-im.sem }
 
 // Import validates and stores one parsed document. A refused document changes nothing; the
 // error is a *athar.ValidationError naming the fields, or an *athar.Error.
 // A context that is done stops the import with a DeadlineExceeded or Cancelled error,
 // never a verdict on the document.
-func (im *Importer) Import(ctx context.Context, d *Document) (Result, error) {
-	p, err := prepare(ctx, d, im.vocab)
+func (im *Local) Import(ctx context.Context, d *narration.Document) (Result, error) {
+	p, err := narration.Prepare(ctx, d, im.vocab)
 	if err != nil {
 		return Result{}, err
 	}
@@ -80,12 +79,12 @@ func (im *Importer) Import(ctx context.Context, d *Document) (Result, error) {
 
 // importPrepared checks a prepared document against the graph and applies it. Callers
 // hold the write lock.
-func (im *Importer) importPrepared(ctx context.Context, p *prepared) (Result, error) {
-	c, err := p.check(ctx, im.store)
+func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Result, error) {
+	c, err := p.Check(ctx, im.store)
 	if err != nil {
 		return Result{}, err
 	}
-	want := Compile(c)
+	want := narration.Compile(c)
 	if err := athar.Stopped(ctx, "import "+string(c.ID)); err != nil {
 		return Result{}, err
 	}
@@ -102,7 +101,7 @@ func (im *Importer) importPrepared(ctx context.Context, p *prepared) (Result, er
 		return Result{}, err
 	}
 	res.ClaimsAdded = len(subtract(typed(want, athar.ClassClaim), typed(have, athar.ClassClaim)))
-	newDefs := subtract(definedEntities(want), nil)
+	newDefs := narration.DefinedEntities(want)
 	before, err := im.store.DefinedBy(ctx, newDefs)
 	if err != nil {
 		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
@@ -115,15 +114,13 @@ func (im *Importer) importPrepared(ctx context.Context, p *prepared) (Result, er
 	if err := im.store.Apply(ctx, cs); err != nil {
 		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
 	}
-	if im.OnChange != nil {
-		im.OnChange(cs)
-	}
+	im.notify(ctx, cs)
 	return res, nil
 }
 
 // Delete removes every quad the narration asserted. It refuses, changing nothing, when the
 // narration is the only one defining an entity that other narrations still use.
-func (im *Importer) Delete(ctx context.Context, id athar.ID) error {
+func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 	if id.Prefix() != athar.TypeNarration.Prefix() {
 		return athar.Errorf(athar.Invalid, "delete %s: not a narration id (expected narration:...)", id)
 	}
@@ -145,17 +142,17 @@ func (im *Importer) Delete(ctx context.Context, id athar.ID) error {
 	if err := im.store.Apply(ctx, cs); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	if im.OnChange != nil {
-		im.OnChange(cs)
-	}
+	im.notify(ctx, cs)
 	return nil
 }
 
 // Restore replaces each narration's quads with the given ones (as read from an N-Quads
 // export), one transaction for all. Every quad must be labelled with a narration that the
 // quads themselves declare, or with a reserved graph (athar.QuranGraph: statements about
-// verses only). It returns the ids of the narrations and reserved graphs restored.
-func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID, error) {
+// verses only). With replace, every narration (and the Qur'an graph) the store holds that
+// quads lack is removed in the same transaction: the graph becomes exactly quads. It
+// returns the ids of the narrations and reserved graphs restored.
+func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
 	if err := im.lock(ctx, "restore"); err != nil {
 		return nil, err
 	}
@@ -174,6 +171,19 @@ func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var css []athar.Changeset
+	if replace {
+		gone, err := im.labelsBut(ctx, byLabel)
+		if err != nil {
+			return nil, fmt.Errorf("restore: %w", err)
+		}
+		for _, id := range gone {
+			have, err := im.store.NarrationQuads(ctx, id)
+			if err != nil {
+				return nil, fmt.Errorf("restore: %w", err)
+			}
+			css = append(css, athar.Diff(id, have, nil))
+		}
+	}
 	for _, id := range ids {
 		qs := byLabel[id]
 		if athar.IsReservedGraph(id.IRI()) {
@@ -194,12 +204,32 @@ func (im *Importer) Restore(ctx context.Context, quads []athar.Quad) ([]athar.ID
 	if err := im.store.Apply(ctx, css...); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
-	if im.OnChange != nil {
-		for _, cs := range css {
-			im.OnChange(cs)
-		}
-	}
+	im.notify(ctx, css...)
 	return ids, nil
+}
+
+// labelsBut returns the narrations, and the Qur'an graph, the store holds that are not in
+// keep, sorted.
+func (im *Local) labelsBut(ctx context.Context, keep map[athar.ID][]athar.Quad) ([]athar.ID, error) {
+	seen := map[athar.ID]bool{}
+	err := im.store.Quads(ctx, func(q athar.Quad) error {
+		id, ok := athar.ParseIRI(q.Label)
+		if !ok || seen[id] || keep[id] != nil {
+			return nil
+		}
+		if id == athar.QuranGraph || id.Prefix() == athar.TypeNarration.Prefix() {
+			seen[id] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]athar.ID, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	return uniq(out), nil
 }
 
 // checkDeclared checks that quads restored under a narration's label declare it.
@@ -218,8 +248,8 @@ func checkDeclared(id athar.ID, qs []athar.Quad) error {
 
 // checkDependents refuses a change to narration id that would leave an entity other
 // narrations use without any narration defining it.
-func (im *Importer) checkDependents(ctx context.Context, id athar.ID, have, want []athar.Quad) error {
-	lost := subtract(definedEntities(have), definedEntities(want))
+func (im *Local) checkDependents(ctx context.Context, id athar.ID, have, want []athar.Quad) error {
+	lost := subtract(narration.DefinedEntities(have), narration.DefinedEntities(want))
 	if len(lost) == 0 {
 		return nil
 	}
@@ -248,24 +278,6 @@ func (im *Importer) checkDependents(ctx context.Context, id athar.ID, have, want
 		return nil
 	}
 	return athar.Errorf(athar.Conflict, "%s; define it in one of those narrations first, or change them", strings.Join(msgs, "; "))
-}
-
-// definedEntities returns the entity ids given a type in qs, sorted.
-func definedEntities(qs []athar.Quad) []athar.ID {
-	var out []athar.ID
-	for _, q := range qs {
-		if q.Predicate != athar.RDFType {
-			continue
-		}
-		id, ok := athar.ParseIRI(q.Subject)
-		if !ok {
-			continue
-		}
-		if _, isEntity := athar.TypeOfPrefix(id.Prefix()); isEntity && id.Prefix() != athar.TypeNarration.Prefix() {
-			out = append(out, id)
-		}
-	}
-	return uniq(out)
 }
 
 // typed returns the subjects of rdf:type class quads in qs.
@@ -313,4 +325,15 @@ func joinIDs(ids []athar.ID) string {
 		s[i] = string(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// without returns ids without x.
+func without(ids []athar.ID, x athar.ID) []athar.ID {
+	var out []athar.ID
+	for _, id := range ids {
+		if id != x {
+			out = append(out, id)
+		}
+	}
+	return out
 }

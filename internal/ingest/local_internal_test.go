@@ -1,4 +1,4 @@
-package narration
+package ingest
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -48,14 +49,14 @@ func bigDocument(id string, size, claims int) []byte {
 	return data
 }
 
-func newTestImporter(t *testing.T) *Importer {
+func newTestImporter(t *testing.T) *Local {
 	t.Helper()
 	st, err := cayleystore.Open("memory:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return NewImporter(st, schema.Vocabulary())
+	return NewLocal(st, schema.Vocabulary())
 }
 
 const smallDoc = `
@@ -71,9 +72,9 @@ claims:
   - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
 `
 
-func mustParse(t *testing.T, source string, data []byte) *Document {
+func mustParse(t *testing.T, source string, data []byte) *narration.Document {
 	t.Helper()
-	d, err := Parse(source, data)
+	d, err := narration.Parse(source, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func mustParse(t *testing.T, source string, data []byte) *Document {
 // BenchmarkFindEvidence for the work it takes, before and after).
 func TestLargeDocumentImports(t *testing.T) {
 	im := newTestImporter(t)
-	data := bigDocument("narration:big", 3_750_000, MaxClaims)
+	data := bigDocument("narration:big", 3_750_000, narration.MaxClaims)
 	if len(data) < 3_900_000 {
 		t.Fatalf("the document is %d bytes: make it larger", len(data))
 	}
@@ -105,12 +106,12 @@ func TestDocumentLimits(t *testing.T) {
 		data []byte
 		want []string
 	}{
-		{"too many claims", bigDocument("narration:big", 200_000, MaxClaims+1), []string{"big.json", "claims", "2001 claims", "the limit is 2000 (MaxClaims)"}},
-		{"too large", []byte(strings.Repeat("#", MaxDocumentSize+1)), []string{"big.json", "the limit is 4194304 (MaxDocumentSize)"}},
+		{"too many claims", bigDocument("narration:big", 200_000, narration.MaxClaims+1), []string{"big.json", "claims", "2001 claims", "the limit is 2000 (MaxClaims)"}},
+		{"too large", []byte(strings.Repeat("#", narration.MaxDocumentSize+1)), []string{"big.json", "the limit is 4194304 (MaxDocumentSize)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("big.json", tt.data)
+			_, err := narration.Parse("big.json", tt.data)
 			var ve *athar.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("Parse: %v, want a validation error", err)
@@ -143,7 +144,7 @@ func TestEvidenceIsMatchedOutsideTheWriteLock(t *testing.T) {
 		}
 		deleted.Store(true)
 	}}
-	big := mustParse(t, "big.json", bigDocument("narration:big", 1_000_000, MaxClaims))
+	big := mustParse(t, "big.json", bigDocument("narration:big", 1_000_000, narration.MaxClaims))
 	if _, err := im.Import(ctx, big); err != nil {
 		t.Fatal(err)
 	}
@@ -209,13 +210,13 @@ func TestBatchStoppedMidwayRefusesNothing(t *testing.T) {
 	defer cancel()
 	wrapped := &stopAfter{Store: st, cancel: cancel}
 	wrapped.n.Store(-1)
-	im := NewImporter(wrapped, schema.Vocabulary())
+	im := NewLocal(wrapped, schema.Vocabulary())
 	// The batch's documents use what this one, already stored, defines.
 	if _, err := im.Import(ctx, mustParse(t, "small.yaml", []byte(smallDoc))); err != nil {
 		t.Fatal(err)
 	}
 	wrapped.n.Store(3)
-	var docs []*Document
+	var docs []Doc
 	for i := range 6 {
 		src := fmt.Sprintf(`
 narration:
@@ -226,10 +227,10 @@ narration:
 claims:
   - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
 `, i, i)
-		docs = append(docs, mustParse(t, fmt.Sprintf("user-%d.yaml", i), []byte(src)))
+		docs = append(docs, Doc{Document: mustParse(t, fmt.Sprintf("user-%d.yaml", i), []byte(src))})
 	}
 	stored, stopped := 0, 0
-	for i, r := range im.ImportBatch(ctx, docs) {
+	for i, r := range im.ImportMany(ctx, docs) {
 		switch code := athar.ErrorCode(r.Err); {
 		case r.Err == nil:
 			stored++
@@ -242,4 +243,21 @@ claims:
 	if stopped == 0 {
 		t.Errorf("no document was stopped (%d stored): the test did not cancel mid-batch", stored)
 	}
+}
+
+// bigText returns a text of about size bytes made of numbered sentences, and evidence
+// passages quoting n of them (each occurring once).
+func bigText(size, n int) (string, []string) {
+	var b strings.Builder
+	var sentences []string
+	for i := 0; b.Len() < size; i++ {
+		s := fmt.Sprintf("Sentence %d: the people of the town said that the caravan came back before nightfall. ", i)
+		sentences = append(sentences, s)
+		b.WriteString(s)
+	}
+	evidence := make([]string, n)
+	for i := range evidence {
+		evidence[i] = strings.TrimSpace(sentences[(i*7919)%len(sentences)])
+	}
+	return b.String(), evidence
 }
