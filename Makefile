@@ -2,12 +2,20 @@
 
 GO ?= go
 
-.PHONY: test serve build generate check-generated lint fuzz fuzz-keep web check-web bench bench-100k
+.PHONY: test test-bench serve build build-bench generate check-generated lint fuzz fuzz-keep web check-web bench bench-100k
 
 ## test: every test, with the race detector, against the real components (.ci/test.sh
 ## installs Node.js, Chromium and PostgreSQL where missing and starts a throwaway cluster)
 test:
 	bash .ci/test.sh
+	$(MAKE) test-bench
+
+## test-bench: the tests of the benchmark harness, which only a build with the bench tag has
+## (internal/bench, raw Cayley and the other KV engines in internal/cayleystore, athar bench)
+test-bench:
+	$(GO) test -race -count=1 -tags bench ./internal/bench
+	$(GO) test -race -count=1 -tags bench -run '^TestBackend' ./internal/cayleystore
+	$(GO) test -race -count=1 -tags bench -run '^TestBench' ./cmd/athar
 
 ## serve: the server with the seed on the embedded store (./data/athar) at :8080
 serve:
@@ -26,10 +34,11 @@ check-generated: generate
 	@git diff --exit-code -- . || (echo "generated files are stale: run 'make generate' and commit" >&2; exit 1)
 	@test -z "$$(git status --porcelain --untracked-files=all -- graph schema docs)" || (git status --porcelain -- graph schema docs; echo "generate left untracked files" >&2; exit 1)
 
-## lint: gofmt and go vet
+## lint: gofmt and go vet, of the product and of the benchmark harness (-tags bench)
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed" >&2; exit 1)
 	$(GO) vet ./...
+	$(GO) vet -tags bench ./...
 
 ## fuzz: run every fuzz target for FUZZTIME each (CI: 10s). The corpus is kept in each
 ## package's testdata/fuzz (failing inputs land there too); `make fuzz-keep` adds what a local
@@ -53,13 +62,18 @@ check-web: web
 	@git diff --exit-code -- web/explorer/dist || (echo "web/explorer/dist is stale: run 'make web' and commit it" >&2; exit 1)
 	@test -z "$$(git status --porcelain --untracked-files=all -- web/explorer/dist)" || (git status --porcelain --untracked-files=all -- web/explorer/dist; echo "make web left untracked files in web/explorer/dist: commit them" >&2; exit 1)
 
+## build-bench: the athar binary with the benchmark harness (athar bench) in ./bin; the
+## product build leaves it out
+build-bench:
+	$(GO) build -tags bench -o bin/athar ./cmd/athar
+
 ## bench: measure Athar against raw Cayley and rewrite docs/BENCHMARKS.md (~30 min; not in CI)
 BENCH_SIZES ?= 1000,10000
-bench: build
+bench: build-bench
 	bin/athar bench --sizes $(BENCH_SIZES) --out docs/BENCHMARKS.md
 
 ## bench-100k: import, memory and the fast query kinds at 100,000 narrations (~1 h; 15 GB of disk)
-bench-100k: build
+bench-100k: build-bench
 	bin/athar bench --sizes 100000 --kinds entity,search,shortestPath --out docs/BENCHMARKS-100k.md
 
 ## fuzz-keep: copy the inputs local fuzzing found interesting into the kept corpus

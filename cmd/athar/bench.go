@@ -1,25 +1,18 @@
+//go:build bench
+
 package main
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/athar-hadith/athar/internal/bench"
-)
-
-const (
-	benchBegin    = "<!-- bench:begin (written by athar bench; do not edit by hand) -->"
-	benchEnd      = "<!-- bench:end -->"
-	backendsBegin = "<!-- backends:begin (written by athar bench --backends; do not edit by hand) -->"
-	backendsEnd   = "<!-- backends:end -->"
 )
 
 func cmdBench(ctx context.Context, e env, args []string) error {
@@ -57,13 +50,9 @@ replace the section between the backends markers of --out.`)
 	if err != nil {
 		return err
 	}
-	meta := bench.Meta{
-		Command: "athar bench " + strings.Join(args, " "),
-		Machine: fmt.Sprintf("%d cores, %s, %s/%s, %s", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH, runtime.Version()),
-		Date:    time.Now().UTC(),
-	}
+	meta := bench.Meta{Command: "athar bench " + strings.Join(args, " "), Machine: bench.Machine(), Date: time.Now().UTC()}
 	var tables bytes.Buffer
-	begin, end := benchBegin, benchEnd
+	begin, end := bench.BenchBegin, bench.BenchEnd
 	if *backends != "" {
 		results, err := bench.RunBackends(ctx, bench.BackendConfig{Backends: splitList(*backends), Sizes: ns, WorkDir: *work,
 			Binary: self, ChildArgs: []string{"bench"}, Queries: *queries, Log: e.stderr})
@@ -73,7 +62,7 @@ replace the section between the backends markers of --out.`)
 		if err := bench.WriteBackendsMarkdown(&tables, meta, results); err != nil {
 			return err
 		}
-		begin, end = backendsBegin, backendsEnd
+		begin, end = bench.BackendsBegin, bench.BackendsEnd
 	} else {
 		ks := splitList(*kinds)
 		for _, k := range ks {
@@ -93,33 +82,5 @@ replace the section between the backends markers of --out.`)
 		_, err := e.stdout.Write(tables.Bytes())
 		return err
 	}
-	doc, err := os.ReadFile(*out)
-	if err != nil {
-		return err
-	}
-	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
-	if i < 0 || j < i {
-		return fmt.Errorf("bench: %s has no %q ... %q section", *out, begin, end)
-	}
-	var b bytes.Buffer
-	b.Write(doc[:i+len(begin)])
-	b.WriteString("\n")
-	b.Write(tables.Bytes())
-	b.Write(doc[j:])
-	return os.WriteFile(*out, b.Bytes(), 0o644)
-}
-
-// memTotal reads the machine's memory from /proc/meminfo.
-func memTotal() string {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return "memory unknown"
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return fmt.Sprintf("%.0f GiB", kb/(1<<20))
-		}
-	}
-	return "memory unknown"
+	return bench.ReplaceSection(*out, begin, end, tables.Bytes())
 }

@@ -1,3 +1,5 @@
+//go:build bench
+
 package main
 
 import (
@@ -13,11 +15,11 @@ import (
 // TestBenchBackends runs `athar bench --backends` end to end on a tiny corpus (the binary
 // is also the crash test's loader) and checks that it rewrites only its own section.
 func TestBenchBackends(t *testing.T) {
-	bin := buildAthar(t)
+	bin := buildAthar(t, "-tags", "bench")
 	doc := filepath.Join(t.TempDir(), "BENCHMARKS.md")
-	before := "# Benchmarks\n\n" + benchBegin + "\nmain bench tables\n" + benchEnd + "\n\n## Choice of embedded backend\n\nprose\n\n"
+	before := "# Benchmarks\n\n" + bench.BenchBegin + "\nmain bench tables\n" + bench.BenchEnd + "\n\n## Choice of embedded backend\n\nprose\n\n"
 	after := "\n\nmore prose\n"
-	write(t, doc, before+backendsBegin+"\nold\n"+backendsEnd+after)
+	write(t, doc, before+bench.BackendsBegin+"\nold\n"+bench.BackendsEnd+after)
 	cmd := exec.Command(bin, "bench", "--backends", "bbolt,badger", "--sizes", "3", "--queries", "2", "--work", t.TempDir(), "--out", doc)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("athar bench --backends: %v\n%s", err, out)
@@ -27,7 +29,7 @@ func TestBenchBackends(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(b)
-	if !strings.HasPrefix(got, before+backendsBegin+"\nCommand: `athar bench --backends bbolt,badger") || !strings.HasSuffix(got, backendsEnd+after) || strings.Contains(got, "old") {
+	if !strings.HasPrefix(got, before+bench.BackendsBegin+"\nCommand: `athar bench --backends bbolt,badger") || !strings.HasSuffix(got, bench.BackendsEnd+after) || strings.Contains(got, "old") {
 		t.Fatalf("the backends section was not replaced, or something else was:\n%s", got)
 	}
 	for _, want := range []string{"| 3 | bbolt |", "| 3 | badger |", "| bbolt | badger |", "| 3 | neighbourhood, depth 2 |"} {

@@ -19,10 +19,10 @@ import (
 )
 
 // buildAthar compiles the athar binary once per test binary run.
-func buildAthar(t *testing.T) string {
+func buildAthar(t *testing.T, flags ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "athar")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,3 +1,5 @@
+//go:build bench
+
 // Package bench measures Athar against raw Cayley on the same data and the same backend,
 // and writes the results as a Markdown table (docs/BENCHMARKS.md). `athar bench` runs it;
 // it is a measurement tool, not part of the product, and never runs in the test suite.

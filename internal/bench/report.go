@@ -1,8 +1,14 @@
+//go:build bench
+
 package bench
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,3 +51,51 @@ func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// The markers of the sections of docs/BENCHMARKS.md that athar bench rewrites: the main
+// comparison, and the comparison of embedded backends (--backends).
+const (
+	BenchBegin    = "<!-- bench:begin (written by athar bench; do not edit by hand) -->"
+	BenchEnd      = "<!-- bench:end -->"
+	BackendsBegin = "<!-- backends:begin (written by athar bench --backends; do not edit by hand) -->"
+	BackendsEnd   = "<!-- backends:end -->"
+)
+
+// ReplaceSection replaces what lies between the markers begin and end in the Markdown file
+// at path with tables, so the prose around the measured section stays.
+func ReplaceSection(path, begin, end string, tables []byte) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		return fmt.Errorf("bench: %s has no %q ... %q section", path, begin, end)
+	}
+	var b bytes.Buffer
+	b.Write(doc[:i+len(begin)])
+	b.WriteString("\n")
+	b.Write(tables)
+	b.Write(doc[j:])
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// Machine describes this machine for Meta: cores, memory, platform and Go version.
+func Machine() string {
+	return fmt.Sprintf("%d cores, %s, %s/%s, %s", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+// memTotal reads the machine's memory from /proc/meminfo.
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "memory unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return fmt.Sprintf("%.0f GiB", kb/(1<<20))
+		}
+	}
+	return "memory unknown"
+}
