@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/ingest"
 )
 
 func cliLogger(e env) *slog.Logger {
@@ -19,7 +20,7 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return loadInto(ctx, e, "seed", wf, seedSources(), loadOptions{})
+	return loadInto(ctx, e, "seed", wf, seedSources(), ingest.LoadOptions{})
 }
 
 func cmdLoad(ctx context.Context, e env, args []string) error {
@@ -30,9 +31,9 @@ still imported. Documents are imported after the documents defining the ids they
 Importing an unchanged document changes nothing; a changed one replaces exactly what its
 narration asserted before. PATH "-" reads one document from standard input.`)
 	wf := addWriteFlags(fs, e)
-	var opts loadOptions
-	fs.IntVar(&opts.batch, "batch", defaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
-	fs.BoolVar(&opts.verbose, "v", false, "report each committed batch, and the store's full scans, on standard error")
+	var opts ingest.LoadOptions
+	fs.IntVar(&opts.Batch, "batch", ingest.DefaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
+	fs.BoolVar(&opts.Verbose, "v", false, "report each committed batch, and the store's full scans, on standard error")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -40,14 +41,14 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 		fs.Usage()
 		return usageError("load: no PATH given")
 	}
-	srcs, err := readSources(e, fs.Args())
+	srcs, err := ingest.ReadSources(e.stdin, fs.Args())
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	return loadInto(ctx, e, "load", wf, srcs, opts)
 }
 
-func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []source, opts loadOptions) error {
+func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []ingest.Source, opts ingest.LoadOptions) error {
 	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
@@ -56,16 +57,16 @@ func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []sou
 	start := time.Now()
 	stats := load(ctx, w, srcs, e.stderr, opts)
 	fmt.Fprintf(e.stdout, "%s in %s%s\n", stats, time.Since(start).Round(time.Millisecond), w.where())
-	if opts.verbose {
+	if opts.Verbose {
 		// Re-running a load reads each narration's manifest entry; a full scan here means a
 		// rebuild at open (an older store, or a crash) or a read that had to fall back.
 		fmt.Fprintf(e.stderr, "store: %d full scan(s)\n", w.local.FullScans())
 	}
-	if err := stats.interrupted(cmd); err != nil {
+	if err := stats.Interrupted(cmd); err != nil {
 		return err
 	}
-	if stats.refused > 0 {
-		return exitError{code: 1, msg: fmt.Sprintf("%d document(s) refused", stats.refused)}
+	if stats.Refused > 0 {
+		return exitError{code: 1, msg: fmt.Sprintf("%d document(s) refused", stats.Refused)}
 	}
 	return nil
 }
@@ -82,7 +83,7 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 		fs.Usage()
 		return usageError("validate: no PATH given")
 	}
-	srcs, err := readSources(e, fs.Args())
+	srcs, err := ingest.ReadSources(e.stdin, fs.Args())
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
@@ -92,21 +93,21 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 	}
 	defer st.Close()
 	if !*bare {
-		s := load(ctx, im, seedSources(), e.stderr, loadOptions{})
-		if err := s.interrupted("validate"); err != nil {
+		s := load(ctx, im, seedSources(), e.stderr, ingest.LoadOptions{})
+		if err := s.Interrupted("validate"); err != nil {
 			return err
 		}
-		if s.refused > 0 {
+		if s.Refused > 0 {
 			return fmt.Errorf("validate: the embedded seeds are invalid")
 		}
 	}
-	stats := load(ctx, im, srcs, e.stderr, loadOptions{})
-	if err := stats.interrupted("validate"); err != nil {
+	stats := load(ctx, im, srcs, e.stderr, ingest.LoadOptions{})
+	if err := stats.Interrupted("validate"); err != nil {
 		return err
 	}
-	valid := stats.documents - stats.refused
-	fmt.Fprintf(e.stdout, "%d document(s) valid, %d invalid\n", valid, stats.refused)
-	if stats.refused > 0 {
+	valid := stats.Documents - stats.Refused
+	fmt.Fprintf(e.stdout, "%d document(s) valid, %d invalid\n", valid, stats.Refused)
+	if stats.Refused > 0 {
 		return exitError{code: 1}
 	}
 	return nil

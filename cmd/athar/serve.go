@@ -62,12 +62,13 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	index := graph.IndexSubscriber(read, ix, logger)
 	im := ingest.NewLocal(st, schema.Vocabulary(), index)
 	var writes ingest.Writer = im
-	var rep *servedReplica
+	var rep *replica.Background
 	if database.url != "" {
-		if rep, err = newServedReplica(ctx, e, database, st, m, logger, index); err != nil {
-			return err
+		connect := connectReplica(e, database, st, m.Set, logger, index) // replica.go
+		if rep, err = replica.NewBackground(ctx, st, connect, logger); err != nil {
+			return fmt.Errorf("serve: %w", err)
 		}
-		defer rep.stop()
+		defer rep.Stop()
 		st, writes = rep.Store(), rep
 	}
 
@@ -76,11 +77,11 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		return err
 	}
 	if len(narrations) == 0 && rep == nil {
-		stats := load(ctx, im, seedSources(), e.stderr, loadOptions{})
-		if err := stats.interrupted("serve: loading the seeds"); err != nil {
+		stats := load(ctx, im, seedSources(), e.stderr, ingest.LoadOptions{})
+		if err := stats.Interrupted("serve: loading the seeds"); err != nil {
 			return err
 		}
-		if stats.refused > 0 {
+		if stats.Refused > 0 {
 			return errors.New("serve: the embedded seeds were refused")
 		}
 		logger.Info("empty store: loaded the seeds", "summary", stats.String())
@@ -90,10 +91,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	if err != nil {
 		return err
 	}
-	if rep != nil {
-		rep.start(ctx) // connects in the background: queries are served meanwhile
-	}
-	h := httpserver.New(httpserver.Config{
+	cfg := httpserver.Config{
 		GraphQL:     gql,
 		Store:       st,
 		Vocab:       schema.Vocabulary(),
@@ -102,9 +100,13 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		Logger:      logger,
 		Metrics:     m,
 		CORSOrigins: splitList(*corsList),
-		Ready:       rep.ready(),
-		ReadyStatus: rep.readyStatus(),
-	})
+	}
+	var repFailed <-chan error // never ready in the embedded mode
+	if rep != nil {
+		rep.Start(ctx) // connects in the background: queries are served meanwhile
+		cfg.Ready, cfg.ReadyStatus, repFailed = rep.Ready, rep.ReadyStatus, rep.Failed()
+	}
+	h := httpserver.New(cfg)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -118,7 +120,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
-	case failed = <-rep.failed():
+	case failed = <-repFailed:
 		failed = fmt.Errorf("serve: %w", failed)
 		logger.Error("the replica cannot follow the log", "err", failed)
 	case <-ctx.Done():
