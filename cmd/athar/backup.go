@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/backup"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 )
 
@@ -37,43 +32,17 @@ server.`)
 		return err
 	}
 	defer st.Close()
-	w := e.stdout
-	var f *os.File
-	if *out != "-" {
-		// Write to a temporary file and rename it, so a failed backup never leaves a
-		// truncated file under the final name.
-		f, err = os.CreateTemp(filepath.Dir(*out), ".athar-backup-*")
-		if err != nil {
+	if *out == "-" {
+		if _, err := backup.Write(ctx, st, e.stdout); err != nil {
 			return fmt.Errorf("backup: %w", err)
 		}
-		defer os.Remove(f.Name())
-		defer f.Close()
-		w = f
+		return nil
 	}
-	bw := bufio.NewWriter(w)
-	zw := gzip.NewWriter(bw)
-	enc := cayleystore.NewNQuadsWriter(zw)
-	n := 0
-	if err := st.Quads(ctx, func(q athar.Quad) error { n++; return enc.Write(q) }); err != nil {
+	n, err := backup.WriteFile(ctx, st, *out)
+	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	for _, err := range []error{enc.Seal(), zw.Close(), bw.Flush()} {
-		if err != nil {
-			return fmt.Errorf("backup: %w", err)
-		}
-	}
-	if f != nil {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("backup: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("backup: %w", err)
-		}
-		if err := os.Rename(f.Name(), *out); err != nil {
-			return fmt.Errorf("backup: %w", err)
-		}
-		fmt.Fprintf(e.stderr, "backed up %d quads to %s\n", n, *out)
-	}
+	fmt.Fprintf(e.stderr, "backed up %d quads to %s\n", n, *out)
 	return nil
 }
 
@@ -149,11 +118,8 @@ func backupName(arg string) string {
 	return arg
 }
 
-// readBackup reads every quad of a backup (gzip-compressed or plain N-Quads) and checks its
-// trailer. verified reports a matching trailer. Errors name the file and what is wrong with
-// it: a damaged gzip stream is reported as such, not as the garbage it decompresses to.
-func readBackup(e env, arg string) (quads []athar.Quad, verified bool, err error) {
-	name := backupName(arg)
+// readBackup reads the backup named by arg ("-" is standard input) with backup.Read.
+func readBackup(e env, arg string) ([]athar.Quad, bool, error) {
 	var r io.Reader = e.stdin
 	if arg != "-" {
 		f, err := os.Open(arg)
@@ -163,47 +129,9 @@ func readBackup(e env, arg string) (quads []athar.Quad, verified bool, err error
 		defer f.Close()
 		r = f
 	}
-	br := bufio.NewReader(r)
-	magic, _ := br.Peek(2)
-	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		quads, verified, err = cayleystore.ReadNQuadsVerified(br)
-		if err != nil {
-			return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: %v", name, readFailure(err))}
-		}
-		return quads, verified, nil
-	}
-	zr, err := gzip.NewReader(br)
+	quads, verified, err := backup.Read(r)
 	if err != nil {
-		return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: not a readable gzip file: %v", name, readFailure(err))}
-	}
-	defer zr.Close()
-	quads, verified, err = cayleystore.ReadNQuadsVerified(zr)
-	if err != nil && athar.ErrorCode(err) == athar.Invalid {
-		// Damaged compressed data may decompress to garbage that fails to parse before
-		// gzip's checksum is reached: read on, and report the damage if that is what it is.
-		if _, zerr := io.Copy(io.Discard, zr); zerr != nil {
-			err = zerr
-		}
-	}
-	if err != nil {
-		return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: %v", name, readFailure(err))}
+		return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: %v", backupName(arg), err)}
 	}
 	return quads, verified, nil
-}
-
-// readFailure says what a read error means for a backup.
-func readFailure(err error) string {
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the gzip stream ends too early (cut short, or damaged)"
-	case errors.Is(err, gzip.ErrChecksum):
-		return "the gzip data is damaged (its checksum does not match)"
-	case errors.Is(err, gzip.ErrHeader):
-		return "the gzip data is damaged or followed by something that is not gzip (invalid header)"
-	}
-	var corrupt flate.CorruptInputError
-	if errors.As(err, &corrupt) {
-		return fmt.Sprintf("the gzip data is damaged (%v)", err)
-	}
-	return err.Error()
 }

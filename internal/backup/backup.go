@@ -1,0 +1,123 @@
+// Package backup writes and reads Athar's backups: every quad of a store as gzip-compressed,
+// sorted N-Quads ending with the export trailer ("# athar-export end quads=N sha256=HEX",
+// inside the gzip), and decides what restoring one may change.
+package backup
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
+)
+
+// Quads is what a backup reads: every quad of a store, in one consistent pass.
+type Quads interface {
+	Quads(ctx context.Context, fn func(athar.Quad) error) error
+}
+
+// Write writes every quad of st to w as a backup and returns how many it wrote.
+func Write(ctx context.Context, st Quads, w io.Writer) (int, error) {
+	bw := bufio.NewWriter(w)
+	zw := gzip.NewWriter(bw)
+	enc := cayleystore.NewNQuadsWriter(zw)
+	n := 0
+	if err := st.Quads(ctx, func(q athar.Quad) error { n++; return enc.Write(q) }); err != nil {
+		return n, err
+	}
+	for _, err := range []error{enc.Seal(), zw.Close(), bw.Flush()} {
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// WriteFile writes the backup of st to a temporary file beside path and renames it to
+// path once it is whole and synced, so a failed backup never leaves a truncated file under
+// the final name.
+func WriteFile(ctx context.Context, st Quads, path string) (int, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".athar-backup-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	n, err := Write(ctx, st, f)
+	if err != nil {
+		return n, err
+	}
+	if err := f.Sync(); err != nil {
+		return n, err
+	}
+	if err := f.Close(); err != nil {
+		return n, err
+	}
+	return n, os.Rename(f.Name(), path)
+}
+
+// Read reads every quad of a backup, gzip-compressed or plain N-Quads, and checks its
+// trailer: verified reports a matching trailer. An error says what is wrong with the file:
+// a damaged gzip stream is reported as such, not as the garbage it decompresses to.
+func Read(r io.Reader) (quads []athar.Quad, verified bool, err error) {
+	br := bufio.NewReader(r)
+	magic, _ := br.Peek(2)
+	if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		quads, verified, err = cayleystore.ReadNQuadsVerified(br)
+		if err != nil {
+			return nil, false, failure(err)
+		}
+		return quads, verified, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, false, fmt.Errorf("not a readable gzip file: %w", failure(err))
+	}
+	defer zr.Close()
+	quads, verified, err = cayleystore.ReadNQuadsVerified(zr)
+	if err != nil && athar.ErrorCode(err) == athar.Invalid {
+		// Damaged compressed data may decompress to garbage that fails to parse before
+		// gzip's checksum is reached: read on, and report the damage if that is what it is.
+		if _, zerr := io.Copy(io.Discard, zr); zerr != nil {
+			err = zerr
+		}
+	}
+	if err != nil {
+		return nil, false, failure(err)
+	}
+	return quads, verified, nil
+}
+
+// failure says what a read error means for a backup, keeping err to be matched.
+func failure(err error) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return readError{"the gzip stream ends too early (cut short, or damaged)", err}
+	case errors.Is(err, gzip.ErrChecksum):
+		return readError{"the gzip data is damaged (its checksum does not match)", err}
+	case errors.Is(err, gzip.ErrHeader):
+		return readError{"the gzip data is damaged or followed by something that is not gzip (invalid header)", err}
+	}
+	var corrupt flate.CorruptInputError
+	if errors.As(err, &corrupt) {
+		return fmt.Errorf("the gzip data is damaged (%w)", err)
+	}
+	return err
+}
+
+// readError says what err means for a backup, in place of err's own text.
+type readError struct {
+	msg string
+	err error
+}
+
+func (e readError) Error() string { return e.msg }
+func (e readError) Unwrap() error { return e.err }
