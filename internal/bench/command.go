@@ -1,0 +1,119 @@
+//go:build bench
+
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// UsageError is a bad command line given to Command.
+type UsageError struct{ msg string }
+
+func (e UsageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+
+const usage = `Usage: athar bench [flags]
+
+Measure Athar against raw Cayley on the same generated corpus and the same bbolt backend:
+'athar load' against ApplyDeltas of the same quads in batches of 10,000; GraphQL query
+latency over HTTP (p50, p99) against the raw Cayley lookups that fetch the same facts;
+the server's peak memory and the store's size on disk. The results replace the measured
+section of the --out file (between its bench markers), so the prose around it stays.
+
+With --backends, compare Cayley's embedded backends instead, on the quads of the same
+corpus: bulk load in transactions of 10,000 quads, the raw lookups, size on disk, and what
+a store keeps when its loader is killed (SIGKILL) in the middle of a load; the results
+replace the section between the backends markers of --out.
+`
+
+// Command is athar bench: it parses args (the flags after "bench"), runs the benchmark
+// with binary (the athar executable, a build with the bench tag) and writes the tables to
+// stdout or into the --out file. Started with CrashChildEnv set, it is the loader that
+// --backends kills instead. A bad command line is a UsageError; --help is flag.ErrHelp.
+func Command(ctx context.Context, args []string, getenv func(string) string, binary string, stdout, stderr io.Writer) error {
+	if spec := getenv(CrashChildEnv); spec != "" {
+		return CrashChild(ctx, spec, stdout)
+	}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	sizes := fs.String("sizes", "1000,10000", "comma-separated corpus sizes, in narrations")
+	work := fs.String("work", filepath.Join(os.TempDir(), "athar-bench"), "scratch directory (removed per size before use)")
+	queries := fs.Int("queries", 200, "timed requests per query kind")
+	kinds := fs.String("kinds", "", "query kinds to time, comma-separated (default all: "+strings.Join(KindKeys(), ",")+")")
+	out := fs.String("out", "", "Markdown file to update (default: print the tables)")
+	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return UsageError{}
+	}
+	var ns []int
+	for _, s := range splitList(*sizes) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return usagef("bench: bad size %q", s)
+		}
+		ns = append(ns, n)
+	}
+	meta := Meta{Command: "athar bench " + strings.Join(args, " "), Machine: Machine(), Date: time.Now().UTC()}
+	var tables bytes.Buffer
+	begin, end := BenchBegin, BenchEnd
+	if *backends != "" {
+		results, err := RunBackends(ctx, BackendConfig{Backends: splitList(*backends), Sizes: ns, WorkDir: *work,
+			Binary: binary, ChildArgs: []string{"bench"}, Queries: *queries, Log: stderr})
+		if err != nil {
+			return err
+		}
+		if err := WriteBackendsMarkdown(&tables, meta, results); err != nil {
+			return err
+		}
+		begin, end = BackendsBegin, BackendsEnd
+	} else {
+		ks := splitList(*kinds)
+		for _, k := range ks {
+			if !slices.Contains(KindKeys(), k) {
+				return usagef("bench: unknown query kind %q (expected one of %s)", k, strings.Join(KindKeys(), ", "))
+			}
+		}
+		results, err := Run(ctx, Config{Sizes: ns, WorkDir: *work, Binary: binary, Queries: *queries, Kinds: ks, Log: stderr})
+		if err != nil {
+			return err
+		}
+		if err := WriteMarkdown(&tables, meta, results); err != nil {
+			return err
+		}
+	}
+	if *out == "" {
+		_, err := stdout.Write(tables.Bytes())
+		return err
+	}
+	return ReplaceSection(*out, begin, end, tables.Bytes())
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
