@@ -87,20 +87,8 @@ unless it holds every quad of the store. A trailer that does not match is always
 	if err := w.catchUp(ctx); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	var old []athar.Quad
-	if err := w.read.Quads(ctx, func(q athar.Quad) error { old = append(old, q); return nil }); err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	if len(old) > 0 && !*replace {
-		return exitError{code: 1, msg: fmt.Sprintf("restore: the store holds %d quads; restore into an empty store, or pass --replace", len(old))}
-	}
-	// The backup goes through the one write path, in one transaction (one log entry):
-	// with --replace, the graph becomes exactly the backup.
-	cs := athar.Diff("", old, quads)
-	if !verified && len(cs.Remove) > 0 {
-		return exitError{code: 1, msg: fmt.Sprintf("restore %s: the file is not verified (--unverified) and lacks %d of the store's %d quads: an unverified file never removes quads; restore it into an empty store", name, len(cs.Remove), len(old))}
-	}
-	if _, err := w.Restore(ctx, quads, *replace); err != nil {
+	cs, err := backup.Restore(ctx, w, w.read, quads, verified, *replace)
+	if err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
 	how := "verified by its trailer"

@@ -121,3 +121,30 @@ type readError struct {
 
 func (e readError) Error() string { return e.msg }
 func (e readError) Unwrap() error { return e.err }
+
+// Restorer makes the write of a restore (ingest.Writer's Restore).
+type Restorer interface {
+	Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error)
+}
+
+// Restore makes the graph, as st shows it, hold exactly the backup's quads, through w in
+// one write (one transaction, one log entry): into an empty graph, or with replace in place
+// of everything. A backup not verified by its trailer never removes a quad. It returns the
+// changes made.
+func Restore(ctx context.Context, w Restorer, st Quads, quads []athar.Quad, verified, replace bool) (athar.Changeset, error) {
+	var old []athar.Quad
+	if err := st.Quads(ctx, func(q athar.Quad) error { old = append(old, q); return nil }); err != nil {
+		return athar.Changeset{}, err
+	}
+	if len(old) > 0 && !replace {
+		return athar.Changeset{}, fmt.Errorf("the store holds %d quads; restore into an empty store, or pass --replace", len(old))
+	}
+	cs := athar.Diff("", old, quads)
+	if !verified && len(cs.Remove) > 0 {
+		return athar.Changeset{}, fmt.Errorf("the file is not verified (--unverified) and lacks %d of the store's %d quads: an unverified file never removes quads; restore it into an empty store", len(cs.Remove), len(old))
+	}
+	if _, err := w.Restore(ctx, quads, replace); err != nil {
+		return athar.Changeset{}, err
+	}
+	return cs, nil
+}

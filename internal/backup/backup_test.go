@@ -86,3 +86,43 @@ func TestRoundTrip(t *testing.T) {
 func nquadsLine(q athar.Quad) string {
 	return fmt.Sprintf("<%s> <%s> <%s> <%s> .\n", q.Subject, q.Predicate, q.Object.IRI, q.Label)
 }
+
+// restorer records the restore it is asked to make.
+type restorer struct{ calls int }
+
+func (r *restorer) Restore(context.Context, []athar.Quad, bool) ([]athar.ID, error) {
+	r.calls++
+	return nil, nil
+}
+
+func TestRestore(t *testing.T) {
+	all, some := testQuads(4), testQuads(2)
+	for _, tc := range []struct {
+		name              string
+		store, backup     quads
+		verified, replace bool
+		err               string // "" when it restores
+		add, remove       int
+	}{
+		{name: "into an empty store", backup: all, verified: true, add: 4},
+		{name: "unverified into an empty store", backup: all, add: 4},
+		{name: "over a store without --replace", store: some, backup: all, verified: true, err: "--replace"},
+		{name: "replace", store: all, backup: some, verified: true, replace: true, remove: 2},
+		{name: "unverified never removes", store: all, backup: some, replace: true, err: "never removes"},
+		{name: "unverified may add", store: some, backup: all, replace: true, add: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var w restorer
+			cs, err := Restore(context.Background(), &w, tc.store, tc.backup, tc.verified, tc.replace)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || w.calls != 0 {
+					t.Fatalf("Restore: %v after %d writes, want a refusal saying %q and none", err, w.calls, tc.err)
+				}
+				return
+			}
+			if err != nil || w.calls != 1 || len(cs.Add) != tc.add || len(cs.Remove) != tc.remove {
+				t.Fatalf("Restore: +%d -%d in %d writes, %v; want +%d -%d in one", len(cs.Add), len(cs.Remove), w.calls, err, tc.add, tc.remove)
+			}
+		})
+	}
+}
