@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/athar-hadith/athar/internal/corpus"
 	"github.com/athar-hadith/athar/schema"
@@ -24,23 +22,9 @@ its evidence taken from the generated text. The same flags always give the same 
 		fs.Usage()
 		return usageError("gen: --out DIR and --n >= 1 are required")
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	count, err := corpus.New(corpus.Options{Narrations: *n, Seed: *seed}, schema.Vocabulary()).WriteDir(ctx, *out)
+	if err != nil {
 		return err
-	}
-	g := corpus.New(corpus.Options{Narrations: *n, Seed: *seed}, schema.Vocabulary())
-	count := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name, data, ok := g.Next()
-		if !ok {
-			break
-		}
-		if err := os.WriteFile(filepath.Join(*out, name), data, 0o644); err != nil {
-			return err
-		}
-		count++
 	}
 	fmt.Fprintf(e.stdout, "wrote %d narration documents to %s\n", count, *out)
 	return nil

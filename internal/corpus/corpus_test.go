@@ -3,6 +3,8 @@ package corpus_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -61,5 +63,25 @@ func TestImports(t *testing.T) {
 	corroborated, err := st.FindClaims(ctx, athar.ClaimFilter{MinAttestations: 2})
 	if err != nil || len(corroborated) == 0 {
 		t.Fatalf("no claim is attested twice in 200 narrations (%v)", err)
+	}
+}
+
+func TestWriteDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "corpus")
+	g := corpus.New(corpus.Options{Narrations: 5, Seed: 3}, schema.Vocabulary())
+	n, err := g.WriteDir(context.Background(), dir)
+	if err != nil || n != 5 {
+		t.Fatalf("WriteDir: %d, %v", n, err)
+	}
+	want := corpus.New(corpus.Options{Narrations: 5, Seed: 3}, schema.Vocabulary())
+	for {
+		name, data, ok := want.Next()
+		if !ok {
+			break
+		}
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(got) != string(data) {
+			t.Errorf("%s: not the generated document (%v)", name, err)
+		}
 	}
 }
