@@ -23,8 +23,7 @@ to the same bytes, and 'athar load' of a whole-graph N-Quads export restores the
 exactly. JSON-LD has one
 named graph per narration and expands to exactly the N-Quads of the same selection.
 docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
-	store := storeFlag(fs, e)
-	database := addDatabaseFlags(fs, e)
+	wf := addWriteFlags(fs, e)
 	format := fs.String("format", "nquads", "output format: "+strings.Join(export.Formats(), ", "))
 	only := fs.String("narration", "", "nquads only: export exactly what this narration asserts (e.g. narration:ahmad-208)")
 	root := fs.String("root", "", "export the neighbourhood of this entity (e.g. event:badr) instead of the whole graph")
@@ -43,11 +42,17 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if *only != "" && (*format != export.NQuads || *root != "" || len(predicates) > 0) {
 		return usageError("export: --narration goes with --format nquads alone")
 	}
-	st, closeStore, err := openExportStore(ctx, e, fs, *store, database) // replica.go
+	// The graph as of now: the store, or in the scale-out mode a replica (in a throwaway
+	// store unless --store is given) caught up with the head of the log. Nothing is written.
+	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer closeStore()
+	defer w.close()
+	if err := w.catchUp(ctx); err != nil {
+		return fmt.Errorf("export: catch up with the log: %w", err)
+	}
+	st := w.read
 	switch {
 	case *only != "":
 		id := athar.ID(*only)

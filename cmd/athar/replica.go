@@ -137,30 +137,3 @@ func seedLog(ctx context.Context, rep *replica.Replica, e env) (bool, error) {
 	}
 	return rep.SeedIfEmpty(ctx, docs, ids)
 }
-
-// openExportStore opens the store export reads: the embedded store, or in the scale-out
-// mode a replica caught up with the head of the log.
-func openExportStore(ctx context.Context, e env, fs *flag.FlagSet, spec string, d *databaseFlags) (athar.Store, func(), error) {
-	if d.url == "" {
-		st, err := cayleystore.Open(spec, cliLogger(e))
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, func() { st.Close() }, nil
-	}
-	st, err := cayleystore.Open(replicaStore(fs, spec), cliLogger(e))
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, db, err := openReplica(ctx, d, st, nil, cliLogger(e))
-	if err != nil {
-		st.Close()
-		return nil, nil, err
-	}
-	closeAll := func() { db.Close(); st.Close() }
-	if err := rep.CatchUp(ctx); err != nil {
-		closeAll()
-		return nil, nil, fmt.Errorf("export: catch up with the log: %w", err)
-	}
-	return rep.Store(), closeAll, nil
-}
