@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -112,29 +110,11 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := httpserver.NewServer(*addr, h)
 	logger.Info("listening", "addr", ln.Addr().String(), "store", *store)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	var failed error
-	select {
-	case err := <-errc:
+	if err := httpserver.Serve(ctx, ln, h, repFailed, logger); err != nil {
 		return fmt.Errorf("serve: %w", err)
-	case failed = <-repFailed:
-		failed = fmt.Errorf("serve: %w", failed)
-		logger.Error("the replica cannot follow the log", "err", failed)
-	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("serve: shutdown: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return failed
+	return nil
 }
 
 // splitList splits a comma-separated list, dropping empty items.
