@@ -65,59 +65,25 @@ func replicaName(d *databaseFlags) string {
 	return fmt.Sprintf("%s-%s", host, hex.EncodeToString(b[:]))
 }
 
-// openReplica connects to the log (waiting up to two minutes for the database) and opens
-// the replica of it in st.
-func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge func(string, float64), logger *slog.Logger, subs ...ingest.Subscriber) (*replica.Replica, *pglog.DB, error) {
-	octx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	db, err := pglog.Open(octx, d.url, logger)
-	if err != nil {
-		return nil, nil, err
+// replicaConfig describes this process's replica of the log d names, in st.
+func replicaConfig(d *databaseFlags, st athar.Store, gauge func(string, float64), logger *slog.Logger, subs ...ingest.Subscriber) replica.Config {
+	return replica.Config{
+		Store: st, Vocab: schema.Vocabulary(), Name: replicaName(d), Logger: logger,
+		ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads,
+		PollInterval: d.poll, Gauge: gauge, Subscribers: subs,
 	}
-	rep, err := replica.Open(octx, replica.Config{
-		Log:          db,
-		Store:        st,
-		Vocab:        schema.Vocabulary(),
-		Name:         replicaName(d),
-		Logger:       logger,
-		ReadNQuads:   cayleystore.ReadNQuads,
-		WriteNQuads:  cayleystore.WriteNQuads,
-		PollInterval: d.poll,
-		Gauge:        gauge,
-		Subscribers:  subs,
-	})
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	return rep, db, nil
 }
 
-// connectReplica returns how serve's replica reaches the log d names, in st: a quick check
-// first (so that a database that is down is reported as such at once), then it opens the
-// replica and logs the seeds if the log is empty.
+// connectReplica is how serve's replica reaches the log: once open, it logs the seeds if
+// the log is empty.
 func connectReplica(e env, d *databaseFlags, st athar.Store, gauge func(string, float64), logger *slog.Logger, subs ...ingest.Subscriber) replica.Connect {
-	return func(ctx context.Context) (*replica.Replica, func(), error) {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := pglog.Ping(pctx, d.url)
-		cancel()
-		if err != nil {
-			return nil, nil, err
-		}
-		rep, db, err := openReplica(ctx, d, st, gauge, logger, subs...)
-		if err != nil {
-			return nil, nil, err
-		}
+	return pglog.Connect(d.url, replicaConfig(d, st, gauge, logger, subs...), func(ctx context.Context, rep *replica.Replica) error {
 		seeded, err := seedLog(ctx, rep, e)
-		if err != nil {
-			db.Close()
-			return nil, nil, err
-		}
 		if seeded {
 			logger.Info("empty log: logged the seeds")
 		}
-		return rep, db.Close, nil
-	}
+		return err
+	})
 }
 
 // seedLog logs the embedded seeds if the log is empty, after checking them in a store of

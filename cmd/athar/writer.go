@@ -9,6 +9,7 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/pglog"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -57,7 +58,7 @@ func openWriter(ctx context.Context, e env, f *writeFlags, logger *slog.Logger, 
 	if err != nil {
 		return nil, err
 	}
-	rep, db, err := openReplica(ctx, f.db, st, nil, logger, subs...)
+	rep, db, err := pglog.OpenReplica(ctx, f.db.url, replicaConfig(f.db, st, nil, logger, subs...))
 	if err != nil {
 		st.Close()
 		return nil, err
