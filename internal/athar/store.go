@@ -4,7 +4,7 @@ import "context"
 
 // Store is the graph as the rest of Athar sees it: domain values in, domain values out.
 // Implementations (internal/cayleystore) must pass the conformance suite in
-// internal/athar/storetest. Every method is safe for concurrent use; a read never sees half
+// internal/storetest. Every method is safe for concurrent use; a read never sees half
 // of an Apply.
 //
 // Entity names: several narrations may name the same entity. Name is the name given by the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/athar/storetest"
+	"github.com/athar-hadith/athar/internal/storetest"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/metrics"
 )
