@@ -47,7 +47,7 @@ func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]
 		n = *first
 	}
 	if n < 0 || n > MaxSearch {
-		return nil, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
+		return nil, athar.E("", athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
 	}
 	hits := r.index.Search(text, n)
 	ids := make([]athar.ID, len(hits))
@@ -70,7 +70,7 @@ func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]
 func (r *queryResolver) Verse(ctx context.Context, ref string) (*model.Verse, error) {
 	v, err := athar.ParseVerseRef(ref)
 	if err != nil {
-		return nil, athar.Errorf(athar.Invalid, "ref: %v", err)
+		return nil, athar.E("", athar.Invalid, "ref: %v", err)
 	}
 	e, err := r.entity(ctx, v.ID())
 	if err != nil {
@@ -119,7 +119,7 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 	}
 	if minAttestations != nil {
 		if *minAttestations < 0 {
-			return nil, athar.Errorf(athar.Invalid, "minAttestations: %d is negative", *minAttestations)
+			return nil, athar.E("", athar.Invalid, "minAttestations: %d is negative", *minAttestations)
 		}
 		f.MinAttestations = *minAttestations
 	}
@@ -141,7 +141,7 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, error) {
 	cid := athar.ID(strings.TrimSpace(id))
 	if cid.Prefix() != athar.ClaimPrefix {
-		return nil, athar.Errorf(athar.Invalid, "id: %q is not a claim id (expected claim:...)", id)
+		return nil, athar.E("", athar.Invalid, "id: %q is not a claim id (expected claim:...)", id)
 	}
 	c, err := r.loaders(ctx).claim.Load(ctx, cid)
 	if err != nil || c == nil {
@@ -160,7 +160,7 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int
 		d = *depth
 	}
 	if d < 0 || d > MaxNeighbourhoodDepth {
-		return nil, athar.Errorf(athar.Invalid, "depth: %d is out of range: expected 0 to %d", d, MaxNeighbourhoodDepth)
+		return nil, athar.E("", athar.Invalid, "depth: %d is out of range: expected 0 to %d", d, MaxNeighbourhoodDepth)
 	}
 	opt, err := r.walkOptions(predicates, excludePredicates)
 	if err != nil {
@@ -187,7 +187,7 @@ func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLe
 		n = *maxLength
 	}
 	if n < 1 || n > MaxPathLength {
-		return nil, athar.Errorf(athar.Invalid, "maxLength: %d is out of range: expected 1 to %d", n, MaxPathLength)
+		return nil, athar.E("", athar.Invalid, "maxLength: %d is out of range: expected 1 to %d", n, MaxPathLength)
 	}
 	opt, err := r.walkOptions(predicates, excludePredicates)
 	if err != nil {
@@ -195,7 +195,7 @@ func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLe
 	}
 	sg, found, err := traverse.ShortestPath(ctx, r.store, a, b, n, opt)
 	if errors.Is(err, traverse.ErrTooLarge) {
-		return nil, athar.Errorf(athar.Invalid, "shortestPath: %v; lower maxLength or restrict predicates", err)
+		return nil, athar.E("", athar.Invalid, "shortestPath: %v; lower maxLength or restrict predicates", err)
 	}
 	if err != nil || !found {
 		return nil, err
@@ -215,7 +215,7 @@ func (r *queryResolver) walkEnd(ctx context.Context, arg, id string) (athar.ID, 
 		return "", err
 	}
 	if e == nil {
-		return "", athar.Errorf(athar.NotFound, "%s: no entity %s", arg, eid)
+		return "", athar.E("", athar.NotFound, "%s: no entity %s", arg, eid)
 	}
 	return e.EntityID(), nil
 }
@@ -340,7 +340,7 @@ func (r *queryResolver) Entities(ctx context.Context, typ *string, first *int, a
 	if typ != nil && *typ != "" {
 		t = athar.EntityType(*typ)
 		if !t.Valid() {
-			return nil, athar.Errorf(athar.Invalid, "type: unknown entity type %q: expected one of %s", *typ, strings.Join(typeNames(athar.EntityTypes()), ", "))
+			return nil, athar.E("", athar.Invalid, "type: unknown entity type %q: expected one of %s", *typ, strings.Join(typeNames(athar.EntityTypes()), ", "))
 		}
 	}
 	ids, err := r.store.EntityIDs(ctx, t)

@@ -228,7 +228,7 @@ func (r *Resolver) persons(ctx context.Context, ids []athar.ID) ([]*model.Person
 func parseID(arg, s string) (athar.ID, error) {
 	id, _, err := athar.ParseEntityID(strings.TrimSpace(s))
 	if err != nil {
-		return "", athar.Errorf(athar.Invalid, "%s: %v", arg, err)
+		return "", athar.E("", athar.Invalid, "%s: %v", arg, err)
 	}
 	return id, nil
 }
@@ -237,7 +237,7 @@ func parseID(arg, s string) (athar.ID, error) {
 func parseNarrationID(arg, s string) (athar.ID, error) {
 	id, err := parseID(arg, s)
 	if err == nil && id.Prefix() != athar.TypeNarration.Prefix() {
-		err = athar.Errorf(athar.Invalid, "%s: %q is not a narration id (expected narration:...)", arg, s)
+		err = athar.E("", athar.Invalid, "%s: %q is not a narration id (expected narration:...)", arg, s)
 	}
 	return id, err
 }
@@ -245,7 +245,7 @@ func parseNarrationID(arg, s string) (athar.ID, error) {
 // checkPredicate checks a predicate name given as an argument against the vocabulary.
 func (r *Resolver) checkPredicate(arg, name string) error {
 	if _, ok := r.vocab.Predicate(name); !ok {
-		return athar.Errorf(athar.Invalid, "%s: unknown predicate %q: expected one of %s", arg, name, strings.Join(r.vocab.Names(), ", "))
+		return athar.E("", athar.Invalid, "%s: unknown predicate %q: expected one of %s", arg, name, strings.Join(r.vocab.Names(), ", "))
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 			return err
 		}
 		if len(qs) == 0 {
-			return athar.Errorf(athar.NotFound, "export: no narration %s in the store", id)
+			return athar.E("export", athar.NotFound, "no narration %s in the store", id)
 		}
 		return cayleystore.WriteNQuadsSealed(e.stdout, qs)
 	case *format == export.NQuads && *root == "" && len(predicates) == 0:

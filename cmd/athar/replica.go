@@ -228,10 +228,10 @@ func (s *servedReplica) open(ctx context.Context) error {
 func (s *servedReplica) writer() (*replica.Replica, error) {
 	rep := s.rep.Load()
 	if rep == nil {
-		return nil, athar.Errorf(athar.Unavailable, "this replica cannot reach the database holding the log, so it takes no writes (it answers queries from its copy of the graph, at log entry %d); nothing was logged: retry later, or on a replica whose /readyz is ready", s.opened)
+		return nil, athar.E("", athar.Unavailable, "this replica cannot reach the database holding the log, so it takes no writes (it answers queries from its copy of the graph, at log entry %d); nothing was logged: retry later, or on a replica whose /readyz is ready", s.opened)
 	}
 	if st := rep.Status(); !st.CaughtUp && st.Error == "" {
-		return nil, athar.Errorf(athar.Unavailable, "this replica is catching up with the log (at entry %d of %d) and takes writes once it has; nothing was logged: retry later, or on a replica whose /readyz is ready", st.Position, st.Head)
+		return nil, athar.E("", athar.Unavailable, "this replica is catching up with the log (at entry %d of %d) and takes writes once it has; nothing was logged: retry later, or on a replica whose /readyz is ready", st.Position, st.Head)
 	}
 	return rep, nil
 }

@@ -275,7 +275,7 @@ func First(first *int, def int) (int, error) {
 		return def, nil
 	}
 	if *first < 0 || *first > MaxList {
-		return 0, athar.Errorf(athar.Invalid, "first: %d is outside 0 to %d", *first, MaxList)
+		return 0, athar.E("", athar.Invalid, "first: %d is outside 0 to %d", *first, MaxList)
 	}
 	return *first, nil
 }

@@ -71,7 +71,8 @@ type Store interface {
 	// either direction (each with its true source and target), sorted.
 	Edges(ctx context.Context, ids []ID) (map[ID][]Edge, error)
 
-	// Close releases the store. Using it afterwards is an error.
+	// Close releases the store. Using it afterwards is an error with code Unavailable (the
+	// server is shutting down; the request may succeed elsewhere).
 	Close() error
 }
 

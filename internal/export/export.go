@@ -13,7 +13,6 @@
 package export
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -84,14 +83,13 @@ func Extension(format string) string {
 func Write(w io.Writer, format string, sg *Subgraph, nquads func(io.Writer, []athar.Quad) error) error {
 	f, ok := lookup(format)
 	if !ok {
-		return &athar.Error{Code: athar.Invalid, Op: "export",
-			Msg: fmt.Sprintf("unknown format %q: expected one of %s", format, strings.Join(Formats(), ", "))}
+		return athar.E("export", athar.Invalid, "unknown format %q: expected one of %s", format, strings.Join(Formats(), ", "))
 	}
 	if f.write != nil {
 		return f.write(w, sg)
 	}
 	if nquads == nil {
-		return &athar.Error{Code: athar.Internal, Op: "export", Msg: "no N-Quads writer given"}
+		return athar.E("export", athar.Internal, "no N-Quads writer given")
 	}
 	return nquads(w, sg.Quads)
 }
@@ -111,7 +109,7 @@ func ParsePredicates(vocab *athar.Vocabulary, list string) ([]string, error) {
 		out = append(out, p)
 	}
 	if len(unknown) > 0 {
-		return nil, athar.Errorf(athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
+		return nil, athar.E("", athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
 	}
 	return out, nil
 }
