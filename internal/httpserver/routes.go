@@ -42,7 +42,7 @@ func addRoutes(r *gin.Engine, cfg Config) {
 		r.GET("/export/:format", exportHandler(cfg))
 	}
 	if cfg.GraphQL != nil {
-		gql := gin.WrapH(withTimeout(cfg.GraphQL, cfg))
+		gql := gin.WrapH(cfg.GraphQL) // it bounds its requests' time itself (graph.Config.Timeout)
 		r.POST("/graphql", gql)
 		r.GET("/graphql", gql)
 	}
@@ -110,14 +110,6 @@ func assetType(ext string) string {
 		return "font/ttf"
 	}
 	return ""
-}
-
-func withTimeout(h http.Handler, cfg Config) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), cfg.RequestTimeout)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
 }
 
 // exportHandler serves GET /export/{format}?root=ID&depth=N&predicates=a,b: the whole graph,
