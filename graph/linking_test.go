@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 // claimJSON is a claim as the tests ask for it.
@@ -491,7 +492,7 @@ func TestVerseTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := quads(t, e.store)
+	before := testsupport.Quads(t, e.store)
 	if _, err := e.importer.ImportVerseTexts(context.Background(), texts, narration.QuranJSONSource); err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +525,7 @@ func TestVerseTexts(t *testing.T) {
 		}
 	}
 	var lines []string
-	for _, l := range strings.Split(quads(t, e.store), "\n") {
+	for _, l := range strings.Split(testsupport.Quads(t, e.store), "\n") {
 		if !strings.Contains(l, "https://w3id.org/athar/graph/quran>") {
 			lines = append(lines, l)
 		}
