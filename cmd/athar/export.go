@@ -74,5 +74,5 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return export.Write(e.stdout, *format, sg, cayleystore.WriteNQuadsSealed)
+	return export.Write(e.stdout, *format, sg)
 }

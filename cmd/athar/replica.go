@@ -85,8 +85,6 @@ func openReplica(ctx context.Context, d *databaseFlags, st athar.Store, gauge fu
 		Vocab:        schema.Vocabulary(),
 		Name:         replicaName(d),
 		Logger:       logger,
-		ReadNQuads:   cayleystore.ReadNQuads,
-		WriteNQuads:  cayleystore.WriteNQuads,
 		PollInterval: d.poll,
 		Gauge:        gauge,
 		Subscribers:  subs,

@@ -97,7 +97,6 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		GraphQL:     gql,
 		Store:       st,
 		Vocab:       schema.Vocabulary(),
-		NQuads:      cayleystore.WriteNQuadsSealed,
 		Pages:       web.Explorer(),
 		Logger:      logger,
 		Metrics:     m,

@@ -167,7 +167,7 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 		c.Header("Content-Disposition", fmt.Sprintf("inline; filename=%q", name+export.Extension(format)))
 		c.Status(http.StatusOK)
 		w := &exportWriter{w: c.Writer, rc: http.NewResponseController(c.Writer), stall: cfg.ExportStallTimeout, end: start.Add(cfg.ExportMaxDuration)}
-		if err := export.Write(w, format, sg, cfg.NQuads); err != nil {
+		if err := export.Write(w, format, sg); err != nil {
 			cfg.Logger.Error("export failed mid-stream; aborting the response", "request_id", c.GetString("request_id"),
 				"format", format, "bytes_sent", w.n, "duration", time.Since(start), "err", err)
 			panic(http.ErrAbortHandler)

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -25,10 +24,9 @@ import (
 // Config holds what the server serves and its limits.
 type Config struct {
 	GraphQL http.Handler // serves POST and GET /graphql
-	// Store, Vocab and NQuads serve /export/{format}; without a Store there is no export.
-	Store  athar.Store
-	Vocab  *athar.Vocabulary
-	NQuads func(io.Writer, []athar.Quad) error
+	// Store and Vocab serve /export/{format}; without a Store there is no export.
+	Store athar.Store
+	Vocab *athar.Vocabulary
 	// Pages are the browser pages (package web's Explorer): index.html served at /,
 	// graphiql.html at /graphiql, and assets/ at /assets/. Nil serves no pages.
 	Pages  fs.FS

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/narration"
 )
 
@@ -31,7 +32,7 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 	case KindDelete:
 		a.err = r.im.Delete(ctx, e.Narration)
 	case KindRestore:
-		qs, err := r.cfg.ReadNQuads(bytes.NewReader(e.Body))
+		qs, err := cayleystore.ReadNQuads(bytes.NewReader(e.Body))
 		if err != nil {
 			a.err = athar.E("restore "+e.Source, athar.Invalid, err)
 			break
@@ -96,7 +97,7 @@ func (r *Replica) documents(e Entry, o Outcome) []Document {
 	case KindDelete:
 		return []Document{{Narration: e.Narration, Source: e.Source}}
 	case KindRestore:
-		qs, err := r.cfg.ReadNQuads(bytes.NewReader(e.Body))
+		qs, err := cayleystore.ReadNQuads(bytes.NewReader(e.Body))
 		if err != nil {
 			return nil
 		}
@@ -115,7 +116,7 @@ func (r *Replica) documents(e Entry, o Outcome) []Document {
 		var out []Document
 		for _, id := range order {
 			var b bytes.Buffer
-			if err := r.cfg.WriteNQuads(&b, byLabel[id]); err != nil {
+			if err := cayleystore.WriteNQuads(&b, byLabel[id]); err != nil {
 				continue
 			}
 			out = append(out, Document{Narration: id, Source: e.Source, Format: FormatNQuads, Body: b.Bytes()})

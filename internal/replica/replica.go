@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -23,10 +22,6 @@ type Config struct {
 	// recorder of the outcomes it records first.
 	Name   string
 	Logger *slog.Logger
-	// ReadNQuads and WriteNQuads read and write N-Quads (restore entries and the documents
-	// they leave); cayleystore provides both.
-	ReadNQuads  func(io.Reader) ([]athar.Quad, error)
-	WriteNQuads func(io.Writer, []athar.Quad) error
 	// PollInterval is how often the log is read when the database cannot notify
 	// (CockroachDB); 0 means DefaultPollInterval. Where it can (PostgreSQL), the log is
 	// still read every SafetyPolls x PollInterval, in case a notification is lost.
@@ -102,8 +97,6 @@ func Open(ctx context.Context, cfg Config) (*Replica, error) {
 	switch {
 	case cfg.Log == nil || cfg.Store == nil || cfg.Vocab == nil:
 		return nil, errors.New("replica: Config needs Log, Store and Vocab")
-	case cfg.ReadNQuads == nil || cfg.WriteNQuads == nil:
-		return nil, errors.New("replica: Config needs ReadNQuads and WriteNQuads")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 )
@@ -81,7 +82,7 @@ func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
 // returns the narrations restored.
 func (r *Replica) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
 	var body bytes.Buffer
-	if err := r.cfg.WriteNQuads(&body, quads); err != nil {
+	if err := cayleystore.WriteNQuads(&body, quads); err != nil {
 		return nil, athar.E("restore", athar.Invalid, err)
 	}
 	var args json.RawMessage
