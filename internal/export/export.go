@@ -109,7 +109,7 @@ func ParsePredicates(vocab *athar.Vocabulary, list string) ([]string, error) {
 		out = append(out, p)
 	}
 	if len(unknown) > 0 {
-		return nil, athar.E("", athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
+		return nil, athar.E("export", athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
 	}
 	return out, nil
 }
