@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/httpserver"
 	"github.com/athar-hadith/athar/internal/narration"
 )
@@ -67,5 +68,18 @@ func TestBodyLimitIsOwnedOnce(t *testing.T) {
 				t.Errorf("the endpoint read %d bytes of %d", read, tc.size)
 			}
 		})
+	}
+}
+
+// TestTimeoutsNest checks the order docs/limits.md promises: a GraphQL request's own limit
+// (graph.DefaultTimeout) fires, with a coded answer, before the server's write timeout cuts
+// the connection, even for a request whose body took the whole ReadTimeout to arrive.
+func TestTimeoutsNest(t *testing.T) {
+	if httpserver.WriteTimeout <= httpserver.ReadTimeout+graph.DefaultTimeout {
+		t.Errorf("WriteTimeout %s is not longer than ReadTimeout %s plus graph.DefaultTimeout %s",
+			httpserver.WriteTimeout, httpserver.ReadTimeout, graph.DefaultTimeout)
+	}
+	if httpserver.ReadHeaderTimeout >= httpserver.ReadTimeout {
+		t.Errorf("ReadHeaderTimeout %s is not shorter than ReadTimeout %s", httpserver.ReadHeaderTimeout, httpserver.ReadTimeout)
 	}
 }
