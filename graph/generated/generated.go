@@ -53,6 +53,7 @@ type ComplexityRoot struct {
 		Evidence  func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Narration func(childComplexity int) int
+		Note      func(childComplexity int) int
 		Start     func(childComplexity int) int
 	}
 
@@ -688,6 +689,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attestation.Narration(childComplexity), true
+	case "Attestation.note":
+		if e.ComplexityRoot.Attestation.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Note(childComplexity), true
 	case "Attestation.start":
 		if e.ComplexityRoot.Attestation.Start == nil {
 			break
@@ -3714,6 +3721,11 @@ type Attestation {
   "Offsets of that passage in narration.text, in Unicode code points; end is exclusive."
   start: Int
   end: Int
+  """
+  The document's remark on this claim (the claim's note), e.g. that the claim is entailed
+  rather than stated, or whose gloss the evidence is; null when it gives none.
+  """
+  note: String
 }
 
 """
@@ -4156,6 +4168,8 @@ func (ec *executionContext) childFields_Attestation(ctx context.Context, field g
 		return ec.fieldContext_Attestation_start(ctx, field)
 	case "end":
 		return ec.fieldContext_Attestation_end(ctx, field)
+	case "note":
+		return ec.fieldContext_Attestation_note(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attestation", field.Name)
 }
@@ -8266,6 +8280,29 @@ func (ec *executionContext) _Attestation_end(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Attestation_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attestation", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Attestation_note(ctx context.Context, field graphql.CollectedField, obj *model.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, true, false, "String")
 }
 
 func (ec *executionContext) _ChainPosition_narration(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
@@ -19816,6 +19853,11 @@ func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionS
 			}
 		case "end":
 			out.Values[i] = ec._Attestation_end(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "note":
+			out.Values[i] = ec._Attestation_note(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

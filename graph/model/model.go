@@ -328,6 +328,9 @@ func (a *Attestation) End() *int {
 	return &a.A.End
 }
 
+// Note is the document's remark on the claim (its note field), nil when it gives none.
+func (a *Attestation) Note() *string { return optional(a.A.Note) }
+
 // Relation is a GraphQL Relation: one claim read from one of its ends.
 type Relation struct {
 	Predicate string
