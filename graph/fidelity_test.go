@@ -51,3 +51,172 @@ func TestAttestationNote(t *testing.T) {
 		}
 	}
 }
+
+// ids returns the ids of a list of relation nodes.
+func relIDs(nodes []struct{ Entity struct{ ID string } }) []string {
+	var out []string
+	for _, n := range nodes {
+		out = append(out, n.Entity.ID)
+	}
+	return out
+}
+
+func hasAll(got []string, want ...string) bool {
+	set := map[string]bool{}
+	for _, g := range got {
+		set[g] = true
+	}
+	for _, w := range want {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestParticipants: the events answer who took part -- the consultation's four, and 'Umar,
+// 'Ali and Hamzah at Badr, whose participation is entailed and says so in its note.
+func TestParticipants(t *testing.T) {
+	e := newEnv(t, options{})
+	var got struct {
+		Consultation struct {
+			Participants struct {
+				Nodes []struct{ Entity struct{ ID string } }
+			}
+		}
+		Badr struct {
+			Participants struct {
+				Nodes []struct{ Entity struct{ ID string } }
+			}
+		}
+		Hamzah struct {
+			Nodes []struct {
+				Attestations []struct {
+					Evidence string
+					Note     *string
+				}
+			}
+		}
+	}
+	e.query(t, `{
+		consultation: entity(id: "event:consultation-on-prisoners") { ... on Event { participants { nodes { entity { id } } } } }
+		badr: entity(id: "event:badr") { ... on Event { participants(first: 50) { nodes { entity { id } } } } }
+		hamzah: claims(subject: "person:hamzah-ibn-abd-al-muttalib", predicate: "participatedIn", object: "event:badr") {
+			nodes { attestations { evidence note } } }
+	}`, nil, &got)
+	if c := relIDs(got.Consultation.Participants.Nodes); len(c) != 4 || !hasAll(c, "person:muhammad", "person:abu-bakr", "person:ali-ibn-abi-talib", "person:umar-ibn-al-khattab") {
+		t.Errorf("consultation participants = %v", c)
+	}
+	if b := relIDs(got.Badr.Participants.Nodes); !hasAll(b, "person:umar-ibn-al-khattab", "person:ali-ibn-abi-talib", "person:hamzah-ibn-abd-al-muttalib", "person:abu-bakr", "person:muhammad") {
+		t.Errorf("Badr participants = %v", b)
+	}
+	if len(got.Hamzah.Nodes) != 1 || len(got.Hamzah.Nodes[0].Attestations) == 0 {
+		t.Fatalf("Hamzah at Badr: %+v", got.Hamzah)
+	}
+	a := got.Hamzah.Nodes[0].Attestations[0]
+	if !strings.Contains(a.Evidence, "Hamzah") || a.Note == nil || !strings.HasPrefix(*a.Note, "Entailed, not stated") {
+		t.Errorf("Hamzah at Badr: evidence %q, note %v", a.Evidence, a.Note)
+	}
+}
+
+// TestCountsBySide: the seventy killed at Badr (mushrikeen) and at Uhud (Muslims) are counts
+// of two groups, not values of one event predicate, so neither is a variant of the other.
+func TestCountsBySide(t *testing.T) {
+	e := newEnv(t, options{})
+	var got struct {
+		Badr, Uhud                struct{ TotalCount int }
+		Mushrikeen, MuslimsAtUhud []struct {
+			Value        string
+			Attestations []struct{ Narration struct{ ID string } }
+		}
+	}
+	e.query(t, `{
+		badr: claims(subject: "event:badr", predicate: "killedCount") { totalCount }
+		uhud: claims(subject: "event:uhud", predicate: "killedCount") { totalCount }
+		mushrikeen: variants(subject: "group:mushrikeen-at-badr", predicate: "killedCount") { value attestations { narration { id } } }
+		muslimsAtUhud: variants(subject: "group:companions-at-uhud", predicate: "killedCount") { value attestations { narration { id } } }
+	}`, nil, &got)
+	if got.Badr.TotalCount != 0 || got.Uhud.TotalCount != 0 {
+		t.Errorf("counts on the battles themselves: Badr %d, Uhud %d, want none", got.Badr.TotalCount, got.Uhud.TotalCount)
+	}
+	if len(got.Mushrikeen) != 1 || got.Mushrikeen[0].Value != "70" || len(got.Mushrikeen[0].Attestations) != 3 {
+		t.Errorf("mushrikeen killed at Badr: %+v, want one value 70 from Ahmad 208, Muslim 1763, Bukhari 3986", got.Mushrikeen)
+	}
+	if len(got.MuslimsAtUhud) != 1 || got.MuslimsAtUhud[0].Value != "70" || len(got.MuslimsAtUhud[0].Attestations) != 2 {
+		t.Errorf("Muslims killed at Uhud: %+v, want one value 70 from Ahmad 208 and Bukhari 3986", got.MuslimsAtUhud)
+	}
+}
+
+// TestReasons: each advice's stated reasons are reason nodes, given by the adviser and
+// attached to the course of action; the Prophet's not inclining to 'Umar is recorded.
+func TestReasons(t *testing.T) {
+	e := newEnv(t, options{})
+	var got struct {
+		Ransom, Execution struct {
+			Reasons struct {
+				Nodes []struct{ Entity struct{ ID string } }
+			}
+		}
+		AbuBakr struct {
+			GivesReason struct {
+				Nodes []struct{ Entity struct{ ID string } }
+			}
+		}
+		Not struct {
+			Nodes []struct {
+				Object           struct{ ID string }
+				AttestationCount int
+			}
+		}
+	}
+	e.query(t, `{
+		ransom: entity(id: "concept:ransom") { ... on Concept { reasons { nodes { entity { id } } } } }
+		execution: entity(id: "concept:execution") { ... on Concept { reasons { nodes { entity { id } } } } }
+		abuBakr: entity(id: "person:abu-bakr") { ... on Person { givesReason { nodes { entity { id } } } } }
+		not: claims(subject: "person:muhammad", predicate: "doesNotInclineTo") { nodes { object { id } attestationCount } }
+	}`, nil, &got)
+	ransom := []string{"concept:reason-kinship-with-captives", "concept:reason-strength-against-kuffar", "concept:reason-guidance-of-captives"}
+	if r := relIDs(got.Ransom.Reasons.Nodes); len(r) != 3 || !hasAll(r, ransom...) {
+		t.Errorf("reasons for ransom = %v", r)
+	}
+	if r := relIDs(got.AbuBakr.GivesReason.Nodes); len(r) != 3 || !hasAll(r, ransom...) {
+		t.Errorf("Abu Bakr's reasons = %v", r)
+	}
+	if r := relIDs(got.Execution.Reasons.Nodes); !hasAll(r, "concept:reason-captives-are-leaders", "concept:reason-no-mercy-to-mushrikeen") {
+		t.Errorf("reasons for execution = %v", r)
+	}
+	var objs []string
+	for _, n := range got.Not.Nodes {
+		objs = append(objs, n.Object.ID)
+		if n.AttestationCount != 2 {
+			t.Errorf("doesNotInclineTo %s: %d narrations, want Ahmad 208 and Muslim 1763", n.Object.ID, n.AttestationCount)
+		}
+	}
+	if len(objs) != 2 || !hasAll(objs, "person:umar-ibn-al-khattab", "concept:execution") {
+		t.Errorf("the Prophet does not incline to %v", objs)
+	}
+}
+
+// TestOverReadingsRemoved: what the text does not say is not claimed.
+func TestOverReadingsRemoved(t *testing.T) {
+	e := newEnv(t, options{})
+	var got struct {
+		Kin, Wept, PartOf struct{ TotalCount int }
+		Search            []struct{ ID string }
+	}
+	e.query(t, `{
+		kin: claims(subject: "group:captives-of-badr", predicate: "relativeOf", object: "person:abu-bakr") { totalCount }
+		wept: claims(subject: "person:abu-bakr", predicate: "weepsOver") { totalCount }
+		partOf: claims(subject: "event:consultation-on-prisoners", predicate: "partOf") { totalCount }
+		search(text: "your companion") { id }
+	}`, nil, &got)
+	if got.Kin.TotalCount+got.Wept.TotalCount+got.PartOf.TotalCount != 0 {
+		t.Errorf("over-readings still claimed: Abu Bakr kin of the captives %d, weeps over ransom %d, consultation part of Badr %d",
+			got.Kin.TotalCount, got.Wept.TotalCount, got.PartOf.TotalCount)
+	}
+	for _, h := range got.Search {
+		if h.ID == "person:abu-bakr" {
+			t.Errorf("search \"your companion\" finds Abu Bakr")
+		}
+	}
+}

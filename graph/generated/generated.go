@@ -93,25 +93,29 @@ type ComplexityRoot struct {
 	}
 
 	Concept struct {
-		AcceptedBy     func(childComplexity int, first *int, after *string) int
-		AdvisedBy      func(childComplexity int, first *int, after *string) int
-		Aliases        func(childComplexity int) int
-		Arabic         func(childComplexity int) int
-		Causes         func(childComplexity int, first *int, after *string) int
-		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
-		Description    func(childComplexity int) int
-		FormerIds      func(childComplexity int) int
-		ID             func(childComplexity int) int
-		InclinedToBy   func(childComplexity int, first *int, after *string) int
-		MentionedIn    func(childComplexity int, first *int, after *string) int
-		Name           func(childComplexity int) int
-		NarrationCount func(childComplexity int) int
-		Narrations     func(childComplexity int, first *int) int
-		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
-		SubjectOf      func(childComplexity int, first *int, after *string) int
-		Type           func(childComplexity int) int
-		VersesRevealed func(childComplexity int, first *int, after *string) int
-		WeptOverBy     func(childComplexity int, first *int, after *string) int
+		AcceptedBy      func(childComplexity int, first *int, after *string) int
+		AdvisedBy       func(childComplexity int, first *int, after *string) int
+		Aliases         func(childComplexity int) int
+		Arabic          func(childComplexity int) int
+		Causes          func(childComplexity int, first *int, after *string) int
+		Claims          func(childComplexity int, predicate *string, first *int, after *string) int
+		Description     func(childComplexity int) int
+		FormerIds       func(childComplexity int) int
+		ID              func(childComplexity int) int
+		InclinedToBy    func(childComplexity int, first *int, after *string) int
+		MentionedIn     func(childComplexity int, first *int, after *string) int
+		Name            func(childComplexity int) int
+		NarrationCount  func(childComplexity int) int
+		Narrations      func(childComplexity int, first *int) int
+		NotInclinedToBy func(childComplexity int, first *int, after *string) int
+		ReasonFor       func(childComplexity int, first *int, after *string) int
+		ReasonGivenBy   func(childComplexity int, first *int, after *string) int
+		Reasons         func(childComplexity int, first *int, after *string) int
+		Relations       func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
+		SubjectOf       func(childComplexity int, first *int, after *string) int
+		Type            func(childComplexity int) int
+		VersesRevealed  func(childComplexity int, first *int, after *string) int
+		WeptOverBy      func(childComplexity int, first *int, after *string) int
 	}
 
 	Edge struct {
@@ -160,6 +164,7 @@ type ComplexityRoot struct {
 		Participants   func(childComplexity int, first *int, after *string) int
 		Parts          func(childComplexity int, first *int, after *string) int
 		Precedes       func(childComplexity int, first *int, after *string) int
+		Reasons        func(childComplexity int, first *int, after *string) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		RespondsTo     func(childComplexity int, first *int, after *string) int
 		Responses      func(childComplexity int, first *int, after *string) int
@@ -190,6 +195,7 @@ type ComplexityRoot struct {
 		Accepts             func(childComplexity int, first *int, after *string) int
 		Aliases             func(childComplexity int) int
 		Arabic              func(childComplexity int) int
+		CapturedCount       func(childComplexity int, first *int, after *string) int
 		CapturedIn          func(childComplexity int, first *int, after *string) int
 		Claims              func(childComplexity int, predicate *string, first *int, after *string) int
 		ConsultedBy         func(childComplexity int, first *int, after *string) int
@@ -199,6 +205,7 @@ type ComplexityRoot struct {
 		FormerIds           func(childComplexity int) int
 		FoughtAgainst       func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
+		KilledCount         func(childComplexity int, first *int, after *string) int
 		KilledIn            func(childComplexity int, first *int, after *string) int
 		MemberCount         func(childComplexity int, first *int, after *string) int
 		MemberOf            func(childComplexity int, first *int, after *string) int
@@ -298,8 +305,10 @@ type ComplexityRoot struct {
 		DesertedBy          func(childComplexity int, first *int, after *string) int
 		DisagreedWithBy     func(childComplexity int, first *int, after *string) int
 		DisagreesWith       func(childComplexity int, first *int, after *string) int
+		DoesNotInclineTo    func(childComplexity int, first *int, after *string) int
 		FormerIds           func(childComplexity int) int
 		FoughtAgainst       func(childComplexity int, first *int, after *string) int
+		GivesReason         func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
 		InclinedToBy        func(childComplexity int, first *int, after *string) int
 		InclinesTo          func(childComplexity int, first *int, after *string) int
@@ -312,6 +321,7 @@ type ComplexityRoot struct {
 		Narrates            func(childComplexity int, first *int, after *string) int
 		NarrationCount      func(childComplexity int) int
 		Narrations          func(childComplexity int, first *int) int
+		NotInclinedToBy     func(childComplexity int, first *int, after *string) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
 		ProposedExecutioner func(childComplexity int, first *int, after *string) int
@@ -473,6 +483,10 @@ type ConceptResolver interface {
 	SubjectOf(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	AdvisedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	InclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	NotInclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	ReasonGivenBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	ReasonFor(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	Reasons(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	AcceptedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	WeptOverBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	VersesRevealed(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
@@ -506,6 +520,7 @@ type EventResolver interface {
 	Injured(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	KilledCount(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	CapturedCount(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
+	Reasons(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	WeptOverBy(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	Supplicant(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	VersesRevealed(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
@@ -533,6 +548,8 @@ type GroupResolver interface {
 	FoughtAgainst(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	Opponents(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	Deserted(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
+	KilledCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
+	CapturedCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	ConsultedBy(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	ProposedExecutioner(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	Accepts(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
@@ -588,6 +605,9 @@ type PersonResolver interface {
 	DisagreedWithBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	InclinesTo(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	InclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
+	DoesNotInclineTo(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
+	NotInclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
+	GivesReason(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Accepts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	WeepsOver(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Comforts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
@@ -956,6 +976,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Concept.Narrations(childComplexity, args["first"].(*int)), true
+	case "Concept.notInclinedToBy":
+		if e.ComplexityRoot.Concept.NotInclinedToBy == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_notInclinedToBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.NotInclinedToBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Concept.reasonFor":
+		if e.ComplexityRoot.Concept.ReasonFor == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_reasonFor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.ReasonFor(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Concept.reasonGivenBy":
+		if e.ComplexityRoot.Concept.ReasonGivenBy == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_reasonGivenBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.ReasonGivenBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Concept.reasons":
+		if e.ComplexityRoot.Concept.Reasons == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_reasons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.Reasons(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Concept.relations":
 		if e.ComplexityRoot.Concept.Relations == nil {
 			break
@@ -1316,6 +1380,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Precedes(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Event.reasons":
+		if e.ComplexityRoot.Event.Reasons == nil {
+			break
+		}
+
+		args, err := ec.field_Event_reasons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.Reasons(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Event.relations":
 		if e.ComplexityRoot.Event.Relations == nil {
 			break
@@ -1517,6 +1592,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Arabic(childComplexity), true
+	case "Group.capturedCount":
+		if e.ComplexityRoot.Group.CapturedCount == nil {
+			break
+		}
+
+		args, err := ec.field_Group_capturedCount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.CapturedCount(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Group.capturedIn":
 		if e.ComplexityRoot.Group.CapturedIn == nil {
 			break
@@ -1601,6 +1687,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.ID(childComplexity), true
+	case "Group.killedCount":
+		if e.ComplexityRoot.Group.KilledCount == nil {
+			break
+		}
+
+		args, err := ec.field_Group_killedCount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.KilledCount(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Group.killedIn":
 		if e.ComplexityRoot.Group.KilledIn == nil {
 			break
@@ -2266,6 +2363,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.DisagreesWith(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.doesNotInclineTo":
+		if e.ComplexityRoot.Person.DoesNotInclineTo == nil {
+			break
+		}
+
+		args, err := ec.field_Person_doesNotInclineTo_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.DoesNotInclineTo(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.formerIds":
 		if e.ComplexityRoot.Person.FormerIds == nil {
 			break
@@ -2283,6 +2391,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.FoughtAgainst(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.givesReason":
+		if e.ComplexityRoot.Person.GivesReason == nil {
+			break
+		}
+
+		args, err := ec.field_Person_givesReason_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.GivesReason(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.id":
 		if e.ComplexityRoot.Person.ID == nil {
 			break
@@ -2400,6 +2519,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Narrations(childComplexity, args["first"].(*int)), true
+	case "Person.notInclinedToBy":
+		if e.ComplexityRoot.Person.NotInclinedToBy == nil {
+			break
+		}
+
+		args, err := ec.field_Person_notInclinedToBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.NotInclinedToBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.opponents":
 		if e.ComplexityRoot.Person.Opponents == nil {
 			break
@@ -3977,6 +4107,12 @@ extend type Person {
   inclinesTo(first: Int = 50, after: String): RelationConnection!
   """inclinedToBy (inverse of inclinesTo, this person as the object): The subject favoured the object's view or the course of action."""
   inclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """doesNotInclineTo: The subject did not favour the object's view or the course of action, as the narration states it (e.g. "he did not incline towards what I said")."""
+  doesNotInclineTo(first: Int = 50, after: String): RelationConnection!
+  """notInclinedToBy (inverse of doesNotInclineTo, this person as the object): The subject did not favour the object's view or the course of action, as the narration states it (e.g. "he did not incline towards what I said")."""
+  notInclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """givesReason: The subject stated the object as a reason for a view or course of action; the reason's reasonFor says which. A stated reason is a concept of its own (a reason node), so that it carries its own evidence."""
+  givesReason(first: Int = 50, after: String): RelationConnection!
   """accepts: The subject took up the course of action."""
   accepts(first: Int = 50, after: String): RelationConnection!
   """weepsOver: The subject wept because of the object."""
@@ -4032,6 +4168,10 @@ extend type Group {
   opponents(first: Int = 50, after: String): RelationConnection!
   """deserted: The subject left the object alone (e.g. in battle)."""
   deserted(first: Int = 50, after: String): RelationConnection!
+  """killedCount: How many were killed. On a group (one side at one event, e.g. the mushrikeen at Badr), how many of that group; on an event, how many in all. A narration that counts one side puts the count on that side's group, so that counts of different sides are never variants of each other. (values; variants from different narrations are all given)"""
+  killedCount(first: Int = 50, after: String): RelationConnection!
+  """capturedCount: How many were taken captive. On a group, how many of that group; on an event, how many in all (as killedCount). (values; variants from different narrations are all given)"""
+  capturedCount(first: Int = 50, after: String): RelationConnection!
   """consultedBy (inverse of consults, this group as the object): The subject asked the object for advice."""
   consultedBy(first: Int = 50, after: String): RelationConnection!
   """proposedExecutioner (inverse of proposedToExecute, this group as the object): In advice given, the subject was to put the object to death."""
@@ -4083,10 +4223,12 @@ extend type Event {
   defeated(first: Int = 50, after: String): RelationConnection!
   """injured (inverse of injuredIn, this event as the object): The subject was wounded in the event."""
   injured(first: Int = 50, after: String): RelationConnection!
-  """killedCount: How many were killed in the event (on the side the narration counts). (values; variants from different narrations are all given)"""
+  """killedCount: How many were killed. On a group (one side at one event, e.g. the mushrikeen at Badr), how many of that group; on an event, how many in all. A narration that counts one side puts the count on that side's group, so that counts of different sides are never variants of each other. (values; variants from different narrations are all given)"""
   killedCount(first: Int = 50, after: String): RelationConnection!
-  """capturedCount: How many were taken captive in the event. (values; variants from different narrations are all given)"""
+  """capturedCount: How many were taken captive. On a group, how many of that group; on an event, how many in all (as killedCount). (values; variants from different narrations are all given)"""
   capturedCount(first: Int = 50, after: String): RelationConnection!
+  """reasons (inverse of reasonFor, this event as the object): The subject is a reason stated for the object (a course of action or a decision), by whoever givesReason it."""
+  reasons(first: Int = 50, after: String): RelationConnection!
   """weptOverBy (inverse of weepsOver, this event as the object): The subject wept because of the object."""
   weptOverBy(first: Int = 50, after: String): RelationConnection!
   """supplicant (inverse of supplicates, this event as the object): The subject made the supplication (the object is the supplication event)."""
@@ -4117,6 +4259,14 @@ extend type Concept {
   advisedBy(first: Int = 50, after: String): RelationConnection!
   """inclinedToBy (inverse of inclinesTo, this concept as the object): The subject favoured the object's view or the course of action."""
   inclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """notInclinedToBy (inverse of doesNotInclineTo, this concept as the object): The subject did not favour the object's view or the course of action, as the narration states it (e.g. "he did not incline towards what I said")."""
+  notInclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """reasonGivenBy (inverse of givesReason, this concept as the object): The subject stated the object as a reason for a view or course of action; the reason's reasonFor says which. A stated reason is a concept of its own (a reason node), so that it carries its own evidence."""
+  reasonGivenBy(first: Int = 50, after: String): RelationConnection!
+  """reasonFor: The subject is a reason stated for the object (a course of action or a decision), by whoever givesReason it."""
+  reasonFor(first: Int = 50, after: String): RelationConnection!
+  """reasons (inverse of reasonFor, this concept as the object): The subject is a reason stated for the object (a course of action or a decision), by whoever givesReason it."""
+  reasons(first: Int = 50, after: String): RelationConnection!
   """acceptedBy (inverse of accepts, this concept as the object): The subject took up the course of action."""
   acceptedBy(first: Int = 50, after: String): RelationConnection!
   """weptOverBy (inverse of weepsOver, this concept as the object): The subject wept because of the object."""
@@ -4348,6 +4498,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_killedCount(ctx, field)
 	case "capturedCount":
 		return ec.fieldContext_Event_capturedCount(ctx, field)
+	case "reasons":
+		return ec.fieldContext_Event_reasons(ctx, field)
 	case "weptOverBy":
 		return ec.fieldContext_Event_weptOverBy(ctx, field)
 	case "supplicant":
@@ -4572,6 +4724,12 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_inclinesTo(ctx, field)
 	case "inclinedToBy":
 		return ec.fieldContext_Person_inclinedToBy(ctx, field)
+	case "doesNotInclineTo":
+		return ec.fieldContext_Person_doesNotInclineTo(ctx, field)
+	case "notInclinedToBy":
+		return ec.fieldContext_Person_notInclinedToBy(ctx, field)
+	case "givesReason":
+		return ec.fieldContext_Person_givesReason(ctx, field)
 	case "accepts":
 		return ec.fieldContext_Person_accepts(ctx, field)
 	case "weepsOver":
@@ -5065,6 +5223,94 @@ func (ec *executionContext) field_Concept_narrations_args(ctx context.Context, r
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_notInclinedToBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_reasonFor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_reasonGivenBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_reasons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -5568,6 +5814,28 @@ func (ec *executionContext) field_Event_precedes_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Event_reasons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Event_relations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5826,6 +6094,28 @@ func (ec *executionContext) field_Group_accepts_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Group_capturedCount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Group_capturedIn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5945,6 +6235,28 @@ func (ec *executionContext) field_Group_deserted_args(ctx context.Context, rawAr
 }
 
 func (ec *executionContext) field_Group_foughtAgainst_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Group_killedCount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -6818,7 +7130,51 @@ func (ec *executionContext) field_Person_disagreesWith_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Person_doesNotInclineTo_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Person_foughtAgainst_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_givesReason_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -7019,6 +7375,28 @@ func (ec *executionContext) field_Person_narrations_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_notInclinedToBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -9398,6 +9776,182 @@ func (ec *executionContext) fieldContext_Concept_inclinedToBy(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Concept_notInclinedToBy(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_notInclinedToBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().NotInclinedToBy(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_notInclinedToBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_notInclinedToBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_reasonGivenBy(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_reasonGivenBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().ReasonGivenBy(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_reasonGivenBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_reasonGivenBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_reasonFor(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_reasonFor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().ReasonFor(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_reasonFor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_reasonFor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_reasons(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().Reasons(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_reasons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_reasons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Concept_acceptedBy(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11068,6 +11622,50 @@ func (ec *executionContext) fieldContext_Event_capturedCount(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_reasons(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Reasons(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_reasons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_reasons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_weptOverBy(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12374,6 +12972,94 @@ func (ec *executionContext) fieldContext_Group_deserted(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Group_deserted_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Group_killedCount(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_killedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().KilledCount(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_killedCount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_killedCount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Group_capturedCount(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_capturedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().CapturedCount(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_capturedCount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_capturedCount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15322,6 +16008,138 @@ func (ec *executionContext) fieldContext_Person_inclinedToBy(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Person_inclinedToBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_doesNotInclineTo(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_doesNotInclineTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().DoesNotInclineTo(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_doesNotInclineTo(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_doesNotInclineTo_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_notInclinedToBy(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_notInclinedToBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().NotInclinedToBy(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_notInclinedToBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_notInclinedToBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_givesReason(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_givesReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().GivesReason(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_givesReason(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_givesReason_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20215,6 +21033,30 @@ func (ec *executionContext) _Concept(ctx context.Context, sel ast.SelectionSet, 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Concept_inclinedToBy(ctx, field, obj)
 				})
+		case "notInclinedToBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_notInclinedToBy(ctx, field, obj)
+				})
+		case "reasonGivenBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_reasonGivenBy(ctx, field, obj)
+				})
+		case "reasonFor":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_reasonFor(ctx, field, obj)
+				})
+		case "reasons":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_reasons(ctx, field, obj)
+				})
 		case "acceptedBy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20586,6 +21428,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_capturedCount(ctx, field, obj)
 				})
+		case "reasons":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_reasons(ctx, field, obj)
+				})
 		case "weptOverBy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20854,6 +21702,18 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_deserted(ctx, field, obj)
+				})
+		case "killedCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_killedCount(ctx, field, obj)
+				})
+		case "capturedCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_capturedCount(ctx, field, obj)
 				})
 		case "consultedBy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -21533,6 +22393,24 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Person_inclinedToBy(ctx, field, obj)
+				})
+		case "doesNotInclineTo":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_doesNotInclineTo(ctx, field, obj)
+				})
+		case "notInclinedToBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_notInclinedToBy(ctx, field, obj)
+				})
+		case "givesReason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_givesReason(ctx, field, obj)
 				})
 		case "accepts":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
