@@ -220,3 +220,54 @@ func TestOverReadingsRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestGradingsByGrader: graders are people, and gradings filter by grader, grade, verdict
+// and scope.
+func TestGradingsByGrader(t *testing.T) {
+	e := newEnv(t, options{})
+	type g struct {
+		Narration struct{ ID string }
+		Grader    *struct{ ID string }
+		Verdict   string
+		Grade     *string
+	}
+	var got struct {
+		AlbaniSahih, Albani, ByName, Verdict, Chain, All []g
+	}
+	e.query(t, `{
+		albaniSahih: gradings(grader: "person:al-albani", grade: SAHIH) { narration { id } grader { id } verdict grade }
+		albani: gradings(grader: "person:al-albani") { narration { id } grader { id } verdict grade }
+		byName: gradings(graderName: "ahmad shakir") { narration { id } grader { id } verdict grade }
+		verdict: gradings(verdict: "hasan sahih") { narration { id } grader { id } verdict grade }
+		chain: gradings(scope: CHAIN) { narration { id } grader { id } verdict grade }
+		all: gradings { narration { id } grader { id } verdict grade }
+	}`, nil, &got)
+	if len(got.AlbaniSahih) != 1 || got.AlbaniSahih[0].Narration.ID != "narration:tirmidhi-1567" {
+		t.Errorf("al-Albani's sahih: %+v", got.AlbaniSahih)
+	}
+	if len(got.Albani) != 3 {
+		t.Errorf("al-Albani's gradings: %+v, want Tirmidhi 1567 and 3081 and Abu Dawud 2690", got.Albani)
+	}
+	if len(got.ByName) != 2 || got.ByName[0].Grader == nil || got.ByName[0].Grader.ID != "person:ahmad-muhammad-shakir" {
+		t.Errorf("Shakir's gradings by an alias: %+v", got.ByName)
+	}
+	if len(got.Verdict) != 3 {
+		t.Errorf("verdict Hasan Sahih: %+v", got.Verdict)
+	}
+	if len(got.Chain) != 1 || got.Chain[0].Grader.ID != "person:al-tirmidhi" {
+		t.Errorf("chain gradings: %+v", got.Chain)
+	}
+	for _, x := range got.All {
+		if x.Grader == nil {
+			t.Errorf("a seed grading without a grader entity: %+v", x)
+		}
+		if x.Narration.ID == "narration:ahmad-208" {
+			t.Errorf("Ahmad 208 graded: %+v (no verdict on it is in the seeds' sources)", x)
+		}
+	}
+	if len(got.All) != 12 {
+		t.Errorf("%d gradings in all, want 12", len(got.All))
+	}
+	e.mustFail(t, request{Query: `{ gradings(grader: "nope") { verdict } }`}, "INVALID_ARGUMENT")
+	e.mustFail(t, request{Query: `{ gradings(first: 1001) { verdict } }`}, "INVALID_ARGUMENT")
+}

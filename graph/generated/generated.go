@@ -182,6 +182,7 @@ type ComplexityRoot struct {
 		Grade        func(childComplexity int) int
 		Grader       func(childComplexity int) int
 		GraderName   func(childComplexity int) int
+		Narration    func(childComplexity int) int
 		Note         func(childComplexity int) int
 		Part         func(childComplexity int) int
 		Position     func(childComplexity int) int
@@ -377,6 +378,7 @@ type ComplexityRoot struct {
 		CommonLink    func(childComplexity int, narrations []string) int
 		Entities      func(childComplexity int, typeArg *string, first *int, after *string) int
 		Entity        func(childComplexity int, id string) int
+		Gradings      func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) int
 		Narration     func(childComplexity int, id string) int
 		Neighbourhood func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string) int
 		Predicate     func(childComplexity int, name string) int
@@ -528,6 +530,8 @@ type EventResolver interface {
 	MentionedIn(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 }
 type GradingResolver interface {
+	Narration(ctx context.Context, obj *model.Grading) (*model.Narration, error)
+
 	Grader(ctx context.Context, obj *model.Grading) (*model.Person, error)
 	GraderName(ctx context.Context, obj *model.Grading) (string, error)
 }
@@ -647,6 +651,7 @@ type QueryResolver interface {
 	Entities(ctx context.Context, typeArg *string, first *int, after *string) (*model.EntityConnection, error)
 	Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error)
 	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
+	Gradings(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) ([]*model.Grading, error)
 }
 type RelationResolver interface {
 	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
@@ -1526,6 +1531,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Grading.GraderName(childComplexity), true
+	case "Grading.narration":
+		if e.ComplexityRoot.Grading.Narration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Narration(childComplexity), true
 	case "Grading.note":
 		if e.ComplexityRoot.Grading.Note == nil {
 			break
@@ -2949,6 +2960,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Entity(childComplexity, args["id"].(string)), true
+	case "Query.gradings":
+		if e.ComplexityRoot.Query.Gradings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_gradings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Gradings(childComplexity, args["grader"].(*string), args["graderName"].(*string), args["grade"].(*model.Grade), args["verdict"].(*string), args["scope"].(*model.GradingScope), args["first"].(*int)), true
 
 	case "Query.narration":
 		if e.ComplexityRoot.Query.Narration == nil {
@@ -3739,6 +3761,8 @@ type Parallel {
 
 "A grader's verdict on a narration."
 type Grading {
+  "The narration graded."
+  narration: Narration!
   "1-based, in the document's order."
   position: Int!
   "The grader as a person of the graph, when the document names one by id."
@@ -4003,6 +4027,15 @@ type Query {
   that records no chain or narrator.
   """
   commonLink(narrations: [ID!]!): CommonLink
+  """
+  Every narration's gradings that match every filter given, by narration id then position:
+  grader (a person id; a merged id names the person kept), graderName (the name as written,
+  or the person's name or one of their aliases; case, apostrophes and diacritics forgiven), grade (the verdict
+  normalised), verdict (the verdict as stated, forgiving case) and scope. "Everything
+  al-Albani graded sahih" is gradings(grader: "person:al-albani", grade: SAHIH). It reads
+  every narration, so it costs as a scan (docs/limits.md). At most first (0 to 1000).
+  """
+  gradings(grader: ID, graderName: String, grade: Grade, verdict: String, scope: GradingScope, first: Int = 100): [Grading!]!
 }
 
 """
@@ -4516,6 +4549,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 
 func (ec *executionContext) childFields_Grading(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "narration":
+		return ec.fieldContext_Grading_narration(ctx, field)
 	case "position":
 		return ec.fieldContext_Grading_position(ctx, field)
 	case "grader":
@@ -8075,6 +8110,60 @@ func (ec *executionContext) field_Query_entity_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_gradings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "grader",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grader"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "graderName",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["graderName"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "grade",
+		func(ctx context.Context, v any) (*model.Grade, error) {
+			return ec.unmarshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "verdict",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["verdict"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "scope",
+		func(ctx context.Context, v any) (*model.GradingScope, error) {
+			return ec.unmarshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["scope"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
 	return args, nil
 }
 
@@ -11882,6 +11971,38 @@ func (ec *executionContext) fieldContext_Event_mentionedIn(ctx context.Context, 
 	if fc.Args, err = ec.field_Event_mentionedIn_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Grading_narration(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_narration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Grading().Narration(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_narration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Grading",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -18021,6 +18142,50 @@ func (ec *executionContext) fieldContext_Query_commonLink(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_gradings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_gradings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Gradings(ctx, fc.Args["grader"].(*string), fc.Args["graderName"].(*string), fc.Args["grade"].(*model.Grade), fc.Args["verdict"].(*string), fc.Args["scope"].(*model.GradingScope), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
+			return ec.marshalNGrading2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_gradings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Grading(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_gradings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21492,6 +21657,12 @@ func (ec *executionContext) _Grading(ctx context.Context, sel ast.SelectionSet, 
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Grading")
+		case "narration":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Grading_narration(ctx, field, obj)
+				})
 		case "position":
 			out.Values[i] = ec._Grading_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22793,6 +22964,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_commonLink(ctx, field)
+				})
+		case "gradings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_gradings(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -24439,6 +24616,22 @@ func (ec *executionContext) unmarshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋa
 }
 
 func (ec *executionContext) marshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx context.Context, sel ast.SelectionSet, v *model.Grade) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, v any) (*model.GradingScope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.GradingScope)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, sel ast.SelectionSet, v *model.GradingScope) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
