@@ -271,3 +271,52 @@ func TestGradingsByGrader(t *testing.T) {
 	e.mustFail(t, request{Query: `{ gradings(grader: "nope") { verdict } }`}, "INVALID_ARGUMENT")
 	e.mustFail(t, request{Query: `{ gradings(first: 1001) { verdict } }`}, "INVALID_ARGUMENT")
 }
+
+// TestIndependentRoutes: 'Umar advising execution is attested by two narrations, both through
+// 'Ikrimah ibn 'Ammar: one route. claims(minRoutes:) filters by independent routes.
+func TestIndependentRoutes(t *testing.T) {
+	e := newEnv(t, options{})
+	type claim struct {
+		Subject          struct{ ID string }
+		Predicate        string
+		Object           *struct{ ID string }
+		Value            *string
+		AttestationCount int
+		RouteCount       int
+	}
+	var got struct {
+		Execution struct{ Nodes []claim }
+		Two       struct {
+			TotalCount int
+			Nodes      []claim
+		}
+		Bad *struct{}
+	}
+	e.query(t, `{
+		execution: claims(subject: "person:umar-ibn-al-khattab", predicate: "advises", object: "concept:execution") {
+			nodes { subject { id } predicate attestationCount routeCount } }
+		two: claims(minRoutes: 2, first: 100) {
+			totalCount nodes { subject { id } predicate object { id } value attestationCount routeCount } }
+	}`, nil, &got)
+	if len(got.Execution.Nodes) != 1 || got.Execution.Nodes[0].AttestationCount != 2 || got.Execution.Nodes[0].RouteCount != 1 {
+		t.Fatalf("'Umar advises execution: %+v, want 2 narrations on 1 route", got.Execution.Nodes)
+	}
+	if got.Two.TotalCount == 0 {
+		t.Fatal("no claim has two independent routes")
+	}
+	found := false
+	for _, c := range got.Two.Nodes {
+		if c.RouteCount < 2 || c.AttestationCount < c.RouteCount {
+			t.Errorf("claims(minRoutes: 2) returned %+v", c)
+		}
+		// Badr before Uhud: Ahmad 208 ('Umar through Ibn 'Abbas) and Bukhari 3986 (al-Bara')
+		// share no one.
+		if c.Subject.ID == "event:badr" && c.Predicate == "precedes" && c.Object != nil && c.Object.ID == "event:uhud" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("Badr precedes Uhud is not among the claims with two routes: %+v", got.Two.Nodes)
+	}
+	e.mustFail(t, request{Query: `{ claims(minRoutes: -1) { totalCount } }`}, "INVALID_ARGUMENT")
+}

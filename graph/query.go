@@ -87,7 +87,7 @@ func (r *queryResolver) Narration(ctx context.Context, id string) (*model.Narrat
 	return r.narration(ctx, nid)
 }
 
-func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string) (*model.ClaimConnection, error) {
+func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error) {
 	var f athar.ClaimFilter
 	var err error
 	if subject != nil {
@@ -123,6 +123,12 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		}
 		f.MinAttestations = *minAttestations
 	}
+	if minRoutes != nil && *minRoutes < 0 {
+		return nil, athar.Errorf(athar.Invalid, "minRoutes: %d is negative", *minRoutes)
+	}
+	if minRoutes != nil && *minRoutes > f.MinAttestations {
+		f.MinAttestations = *minRoutes // n routes need at least n narrations
+	}
 	claims, err := r.store.FindClaims(ctx, f)
 	if err != nil {
 		return nil, err
@@ -134,6 +140,19 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		if len(model.Narrations(c)) >= f.MinAttestations {
 			kept = append(kept, c)
 		}
+	}
+	if minRoutes != nil && *minRoutes > 1 {
+		routes, err := r.claimRoutes(ctx, kept)
+		if err != nil {
+			return nil, err
+		}
+		k := kept[:0]
+		for _, c := range kept {
+			if routes[c.ID] >= *minRoutes {
+				k = append(k, c)
+			}
+		}
+		kept = k
 	}
 	return claimConnection(kept, first, after)
 }

@@ -69,6 +69,7 @@ type ComplexityRoot struct {
 		ID               func(childComplexity int) int
 		Object           func(childComplexity int) int
 		Predicate        func(childComplexity int) int
+		RouteCount       func(childComplexity int) int
 		Subject          func(childComplexity int) int
 		Value            func(childComplexity int) int
 		Variants         func(childComplexity int, first *int) int
@@ -374,7 +375,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Claim         func(childComplexity int, id string) int
-		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) int
+		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) int
 		CommonLink    func(childComplexity int, narrations []string) int
 		Entities      func(childComplexity int, typeArg *string, first *int, after *string) int
 		Entity        func(childComplexity int, id string) int
@@ -474,6 +475,7 @@ type ClaimResolver interface {
 
 	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
 
+	RouteCount(ctx context.Context, obj *model.Claim) (int, error)
 	Variants(ctx context.Context, obj *model.Claim, first *int) ([]*model.Claim, error)
 }
 type ConceptResolver interface {
@@ -641,7 +643,7 @@ type QueryResolver interface {
 	Search(ctx context.Context, text string, first *int) ([]model.Entity, error)
 	Verse(ctx context.Context, ref string) (*model.Verse, error)
 	Narration(ctx context.Context, id string) (*model.Narration, error)
-	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) (*model.ClaimConnection, error)
+	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error)
 	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
@@ -781,6 +783,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Claim.Predicate(childComplexity), true
+	case "Claim.routeCount":
+		if e.ComplexityRoot.Claim.RouteCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.RouteCount(childComplexity), true
 	case "Claim.subject":
 		if e.ComplexityRoot.Claim.Subject == nil {
 			break
@@ -2926,7 +2934,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Claims(childComplexity, args["subject"].(*string), args["predicate"].(*string), args["object"].(*string), args["narration"].(*string), args["minAttestations"].(*int), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Claims(childComplexity, args["subject"].(*string), args["predicate"].(*string), args["object"].(*string), args["narration"].(*string), args["minAttestations"].(*int), args["first"].(*int), args["after"].(*string), args["minRoutes"].(*int)), true
 	case "Query.commonLink":
 		if e.ComplexityRoot.Query.CommonLink == nil {
 			break
@@ -3858,6 +3866,13 @@ type Claim {
   "The number of distinct narrations attesting it."
   attestationCount: Int!
   """
+  The number of independent routes among the narrations attesting it: narrations whose
+  routes of transmission share a person other than the source both report from are one
+  route (two reports through 'Ikrimah ibn 'Ammar are one); a narration recording no chain or
+  narrator is a route of its own. Defined in docs/linking.md, "Independent routes".
+  """
+  routeCount: Int!
+  """
   For a single-valued predicate (Predicate.single: counts, year, place, killedIn), the
   other claims with the same subject and predicate: the values other narrations give, each
   with its attestations. Never overwritten; empty for other predicates. At most first (0 to
@@ -3990,9 +4005,12 @@ type Query {
   "A verse by reference, e.g. 8:67; INVALID_ARGUMENT for a verse that does not exist."
   verse(ref: String!): Verse
   narration(id: ID!): Narration
-  "Claims matching every filter given; minAttestations counts distinct narrations."
+  """
+  Claims matching every filter given; minAttestations counts distinct narrations, minRoutes
+  independent routes (Claim.routeCount).
+  """
   claims(subject: ID, predicate: String, object: ID, narration: ID,
-         minAttestations: Int, first: Int = 50, after: String): ClaimConnection!
+         minAttestations: Int, first: Int = 50, after: String, minRoutes: Int): ClaimConnection!
   "The entity and everything within depth steps (0 to 3), following edges both ways."
   neighbourhood(id: ID!, depth: Int = 1, predicates: [String!], excludePredicates: [String!]): Subgraph!
   """
@@ -4385,6 +4403,8 @@ func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql
 		return ec.fieldContext_Claim_attestations(ctx, field)
 	case "attestationCount":
 		return ec.fieldContext_Claim_attestationCount(ctx, field)
+	case "routeCount":
+		return ec.fieldContext_Claim_routeCount(ctx, field)
 	case "variants":
 		return ec.fieldContext_Claim_variants(ctx, field)
 	}
@@ -8052,6 +8072,14 @@ func (ec *executionContext) field_Query_claims_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "minRoutes",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minRoutes"] = arg7
 	return args, nil
 }
 
@@ -9057,6 +9085,29 @@ func (ec *executionContext) _Claim_attestationCount(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Claim_attestationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Claim", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Claim_routeCount(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_routeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Claim().RouteCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_routeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Claim", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
@@ -17724,7 +17775,7 @@ func (ec *executionContext) _Query_claims(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Claims(ctx, fc.Args["subject"].(*string), fc.Args["predicate"].(*string), fc.Args["object"].(*string), fc.Args["narration"].(*string), fc.Args["minAttestations"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Claims(ctx, fc.Args["subject"].(*string), fc.Args["predicate"].(*string), fc.Args["object"].(*string), fc.Args["narration"].(*string), fc.Args["minAttestations"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["minRoutes"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClaimConnection) graphql.Marshaler {
@@ -20952,6 +21003,12 @@ func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "routeCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Claim_routeCount(ctx, field, obj)
+				})
 		case "variants":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
