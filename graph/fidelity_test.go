@@ -320,3 +320,46 @@ func TestIndependentRoutes(t *testing.T) {
 	}
 	e.mustFail(t, request{Query: `{ claims(minRoutes: -1) { totalCount } }`}, "INVALID_ARGUMENT")
 }
+
+// TestChronologyPartialOrder: what the graph orders comes in order, with ranks; what it does
+// not (Gabriel's choice on the captives, which no relation places) is unplaced, not guessed.
+func TestChronologyPartialOrder(t *testing.T) {
+	e := newEnv(t, options{})
+	var got struct {
+		Chronology struct {
+			Placed []struct {
+				Event struct{ ID string }
+				Rank  int
+				After []string
+			}
+			Unplaced []struct{ ID string }
+		}
+	}
+	e.query(t, `{ chronology { placed { event { id } rank after } unplaced { id } } }`, nil, &got)
+	pos, rank := map[string]int{}, map[string]int{}
+	for i, p := range got.Chronology.Placed {
+		pos[p.Event.ID], rank[p.Event.ID] = i, p.Rank
+		for _, a := range p.After {
+			if r, ok := rank[a]; !ok || r >= p.Rank {
+				t.Errorf("%s (rank %d) is after %s, which is not placed before it with a lower rank", p.Event.ID, p.Rank, a)
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"event:badr", "event:uhud"}, {"event:badr-supplication", "event:revelation-of-8-9"}, {"event:consultation-on-prisoners", "event:acceptance-of-ransom"}} {
+		a, okA := pos[pair[0]]
+		b, okB := pos[pair[1]]
+		if !okA || !okB || a >= b {
+			t.Errorf("%s should be placed before %s: positions %d (%v), %d (%v)", pair[0], pair[1], a, okA, b, okB)
+		}
+	}
+	unplaced := map[string]bool{}
+	for _, u := range got.Chronology.Unplaced {
+		unplaced[u.ID] = true
+		if _, ok := pos[u.ID]; ok {
+			t.Errorf("%s both placed and unplaced", u.ID)
+		}
+	}
+	if !unplaced["event:gabriel-brings-choice-on-captives"] {
+		t.Errorf("Gabriel's choice on the captives is not unplaced: %+v", got.Chronology.Unplaced)
+	}
+}

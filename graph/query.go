@@ -314,6 +314,51 @@ func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Even
 	return out, nil
 }
 
+func (r *queryResolver) Chronology(ctx context.Context, first *int) (*model.Chronology, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
+	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
+	if err != nil {
+		return nil, err
+	}
+	byPredicate := map[string][]*athar.Claim{}
+	for _, p := range timelinePredicates {
+		if byPredicate[p], err = r.store.FindClaims(ctx, athar.ClaimFilter{Predicate: p}); err != nil {
+			return nil, err
+		}
+	}
+	placed, unplaced := partialOrder(events, byPredicate)
+	placed, unplaced = placed[:min(n, len(placed))], unplaced[:min(n, len(unplaced))]
+	ids := make([]athar.ID, 0, len(placed)+len(unplaced))
+	for _, p := range placed {
+		ids = append(ids, p.event)
+	}
+	ids = append(ids, unplaced...)
+	es, err := r.entities(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.Chronology{Placed: []*model.ChronologyEntry{}, Unplaced: []*model.Event{}}
+	for i, e := range es {
+		ev, ok := e.(*model.Event)
+		if !ok {
+			continue
+		}
+		if i >= len(placed) {
+			out.Unplaced = append(out.Unplaced, ev)
+			continue
+		}
+		after := make([]string, len(placed[i].after))
+		for j, a := range placed[i].after {
+			after[j] = string(a)
+		}
+		out.Placed = append(out.Placed, &model.ChronologyEntry{Event: ev, Rank: placed[i].rank, After: after})
+	}
+	return out, nil
+}
+
 func (r *queryResolver) Predicates(ctx context.Context) ([]*model.Predicate, error) {
 	out := make([]*model.Predicate, len(r.vocab.Predicates))
 	for i, p := range r.vocab.Predicates {

@@ -63,6 +63,17 @@ type ComplexityRoot struct {
 		Position  func(childComplexity int) int
 	}
 
+	Chronology struct {
+		Placed   func(childComplexity int) int
+		Unplaced func(childComplexity int) int
+	}
+
+	ChronologyEntry struct {
+		After func(childComplexity int) int
+		Event func(childComplexity int) int
+		Rank  func(childComplexity int) int
+	}
+
 	Claim struct {
 		AttestationCount func(childComplexity int) int
 		Attestations     func(childComplexity int, first *int) int
@@ -374,6 +385,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Chronology    func(childComplexity int, first *int) int
 		Claim         func(childComplexity int, id string) int
 		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) int
 		CommonLink    func(childComplexity int, narrations []string) int
@@ -647,6 +659,7 @@ type QueryResolver interface {
 	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
+	Chronology(ctx context.Context, first *int) (*model.Chronology, error)
 	Predicates(ctx context.Context) ([]*model.Predicate, error)
 	Predicate(ctx context.Context, name string) (*model.Predicate, error)
 	Claim(ctx context.Context, id string) (*model.Claim, error)
@@ -747,6 +760,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChainPosition.Position(childComplexity), true
+
+	case "Chronology.placed":
+		if e.ComplexityRoot.Chronology.Placed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chronology.Placed(childComplexity), true
+	case "Chronology.unplaced":
+		if e.ComplexityRoot.Chronology.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chronology.Unplaced(childComplexity), true
+
+	case "ChronologyEntry.after":
+		if e.ComplexityRoot.ChronologyEntry.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChronologyEntry.After(childComplexity), true
+	case "ChronologyEntry.event":
+		if e.ComplexityRoot.ChronologyEntry.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChronologyEntry.Event(childComplexity), true
+	case "ChronologyEntry.rank":
+		if e.ComplexityRoot.ChronologyEntry.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChronologyEntry.Rank(childComplexity), true
 
 	case "Claim.attestationCount":
 		if e.ComplexityRoot.Claim.AttestationCount == nil {
@@ -2913,6 +2958,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Predicate.Symmetric(childComplexity), true
 
+	case "Query.chronology":
+		if e.ComplexityRoot.Query.Chronology == nil {
+			break
+		}
+
+		args, err := ec.field_Query_chronology_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Chronology(childComplexity, args["first"].(*int)), true
 	case "Query.claim":
 		if e.ComplexityRoot.Query.Claim == nil {
 			break
@@ -3767,6 +3823,26 @@ type Parallel {
   variants: [Claim!]!
 }
 
+"The partial order of the events (Query.chronology)."
+type Chronology {
+  "The events the graph orders, by rank, then id."
+  placed: [ChronologyEntry!]!
+  "The events no relation or year orders against any other, by id: where they go is unknown."
+  unplaced: [Event!]!
+}
+
+"One placed event of the chronology."
+type ChronologyEntry {
+  event: Event!
+  """
+  The length of the longest chain of events the graph orders before it: 0 for the earliest.
+  The graph does not order events of one rank against each other.
+  """
+  rank: Int!
+  "The events the graph places directly before it, sorted by id."
+  after: [ID!]!
+}
+
 "A grader's verdict on a narration."
 type Grading {
   "The narration graded."
@@ -4026,6 +4102,14 @@ type Query {
   relations do not order come by year, then id. The first first of them (0 to 1000).
   """
   timeline(first: Int = 200): [Event!]!
+  """
+  The order the graph gives the events, and no more (timeline, by contrast, places every
+  event, breaking ties by year and id). placed: the events some relation (precedes, partOf,
+  causes, respondsTo) or year orders against another, by rank then id, each with the events
+  directly before it; unplaced: the events nothing orders, by id -- never guessed into the
+  sequence. At most first of each (0 to 1000).
+  """
+  chronology(first: Int = 200): Chronology!
   "The vocabulary, in the order of its source file."
   predicates: [Predicate!]!
   predicate(name: String!): Predicate
@@ -4385,6 +4469,28 @@ func (ec *executionContext) childFields_ChainPosition(ctx context.Context, field
 		return ec.fieldContext_ChainPosition_branch(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChainPosition", field.Name)
+}
+
+func (ec *executionContext) childFields_Chronology(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "placed":
+		return ec.fieldContext_Chronology_placed(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_Chronology_unplaced(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Chronology", field.Name)
+}
+
+func (ec *executionContext) childFields_ChronologyEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "event":
+		return ec.fieldContext_ChronologyEntry_event(ctx, field)
+	case "rank":
+		return ec.fieldContext_ChronologyEntry_rank(ctx, field)
+	case "after":
+		return ec.fieldContext_ChronologyEntry_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChronologyEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7999,6 +8105,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_chronology_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_claim_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8885,6 +9005,148 @@ func (ec *executionContext) fieldContext_ChainPosition_branch(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Chronology_placed(ctx context.Context, field graphql.CollectedField, obj *model.Chronology) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chronology_placed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ChronologyEntry) graphql.Marshaler {
+			return ec.marshalNChronologyEntry2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chronology_placed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Chronology",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChronologyEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Chronology_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.Chronology) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chronology_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chronology_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Chronology",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChronologyEntry_event(ctx context.Context, field graphql.CollectedField, obj *model.ChronologyEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChronologyEntry_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChronologyEntry_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChronologyEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChronologyEntry_rank(ctx context.Context, field graphql.CollectedField, obj *model.ChronologyEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChronologyEntry_rank(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rank, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChronologyEntry_rank(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChronologyEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ChronologyEntry_after(ctx context.Context, field graphql.CollectedField, obj *model.ChronologyEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChronologyEntry_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChronologyEntry_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChronologyEntry", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Claim_id(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
@@ -17941,6 +18203,50 @@ func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_chronology(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chronology(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Chronology(ctx, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Chronology) graphql.Marshaler {
+			return ec.marshalNChronology2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronology(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chronology(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Chronology(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_chronology_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_predicates(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20955,6 +21261,87 @@ func (ec *executionContext) _ChainPosition(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var chronologyImplementors = []string{"Chronology"}
+
+func (ec *executionContext) _Chronology(ctx context.Context, sel ast.SelectionSet, obj *model.Chronology) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chronologyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Chronology")
+		case "placed":
+			out.Values[i] = ec._Chronology_placed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._Chronology_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var chronologyEntryImplementors = []string{"ChronologyEntry"}
+
+func (ec *executionContext) _ChronologyEntry(ctx context.Context, sel ast.SelectionSet, obj *model.ChronologyEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chronologyEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChronologyEntry")
+		case "event":
+			out.Values[i] = ec._ChronologyEntry_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rank":
+			out.Values[i] = ec._ChronologyEntry_rank(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._ChronologyEntry_after(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var claimImplementors = []string{"Claim"}
 
 func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, obj *model.Claim) graphql.Marshaler {
@@ -22986,6 +23373,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_timeline(ctx, field)
 				})
+		case "chronology":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_chronology(ctx, field)
+				})
 		case "predicates":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -23940,6 +24333,38 @@ func (ec *executionContext) marshalNChainPosition2ᚖgithubᚗcomᚋatharᚑhadi
 		return graphql.Null
 	}
 	return ec._ChainPosition(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChronology2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronology(ctx context.Context, sel ast.SelectionSet, v *model.Chronology) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Chronology!")
+		return graphql.Null
+	}
+	return ec._Chronology(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChronologyEntry2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ChronologyEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChronologyEntry2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChronologyEntry2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntry(ctx context.Context, sel ast.SelectionSet, v *model.ChronologyEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ChronologyEntry!")
+		return graphql.Null
+	}
+	return ec._ChronologyEntry(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
