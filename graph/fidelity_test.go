@@ -363,3 +363,27 @@ func TestChronologyPartialOrder(t *testing.T) {
 		t.Errorf("Gabriel's choice on the captives is not unplaced: %+v", got.Chronology.Unplaced)
 	}
 }
+
+// TestSearchForgivesTransliteration: the issue's three queries find their people over HTTP.
+func TestSearchForgivesTransliteration(t *testing.T) {
+	e := newEnv(t, options{})
+	var got struct {
+		Omar, Siddiq, Hamzah []struct{ ID string }
+	}
+	e.query(t, `{
+		omar: search(text: "Omar") { id }
+		siddiq: search(text: "Abu Bakr as-Siddiq") { id }
+		hamzah: search(text: "Hamzah ibn Abdul Muttalib") { id }
+	}`, nil, &got)
+	for name, c := range map[string]struct {
+		hits []struct{ ID string }
+		want string
+	}{
+		"Omar": {got.Omar, "person:umar-ibn-al-khattab"}, "Abu Bakr as-Siddiq": {got.Siddiq, "person:abu-bakr"},
+		"Hamzah ibn Abdul Muttalib": {got.Hamzah, "person:hamzah-ibn-abd-al-muttalib"},
+	} {
+		if len(c.hits) == 0 || c.hits[0].ID != c.want {
+			t.Errorf("search(%q) = %+v, want %s first", name, c.hits, c.want)
+		}
+	}
+}

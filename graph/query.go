@@ -49,7 +49,7 @@ func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]
 	if n < 0 || n > MaxSearch {
 		return nil, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
 	}
-	hits := r.index.Search(text, n)
+	hits := r.index.Forgiving(text, n)
 	ids := make([]athar.ID, len(hits))
 	for i, h := range hits {
 		ids[i] = athar.ID(h.ID)

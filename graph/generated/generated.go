@@ -4076,7 +4076,12 @@ type Predicate {
 type Query {
   "null when the graph does not define the id (any valid verse is always returned)."
   entity(id: ID!): Entity
-  "Names, aliases and Arabic names; forgiving of ' ` + "`" + ` ʿ and case. At most 100."
+  """
+  Names, aliases and Arabic names; forgiving of ' ` + "`" + ` ʿ, case and diacritics. When fewer than
+  first match so, common transliteration variants follow (o/u, e/i, ee/i, oo/u, doubled
+  letters, -ah/-a, the article al-/as-/ash-/ad-..., ibn/bin/b., Abdul/'Abd al-): "Omar"
+  finds 'Umar. At most 100.
+  """
   search(text: String!, first: Int = 20): [Entity!]!
   "A verse by reference, e.g. 8:67; INVALID_ARGUMENT for a verse that does not exist."
   verse(ref: String!): Verse
