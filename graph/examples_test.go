@@ -58,7 +58,7 @@ func TestExamplesLinkIntoTheSeeds(t *testing.T) {
 	before := testsupport.Quads(t, e.store)
 
 	const factsQ = `{
-		uhud: claims(subject: "event:uhud", predicate: "killedCount") { nodes { value attestationCount } }
+		uhud: claims(subject: "group:companions-at-uhud", predicate: "killedCount") { nodes { value attestationCount } }
 		deserted: claims(subject: "group:companions-at-uhud", predicate: "deserted") { nodes { attestationCount } }
 		archers: claims(subject: "group:archers-at-uhud", predicate: "memberCount") { nodes { value attestations { narration { id } } } }
 		companions: variants(subject: "group:companions-at-badr", predicate: "memberCount") { value attestations { narration { id } evidence } }

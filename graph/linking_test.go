@@ -275,7 +275,8 @@ func TestGradingsThroughGraphQL(t *testing.T) {
 		t.Fatalf("Tirmidhi 1567 has %d gradings, want 4", len(gs))
 	}
 	first := gs[0]
-	if first.GraderName != "al-Tirmidhi" || first.Grader != nil || first.Verdict != "Hasan Gharib as a narration of Ath-Thawri" ||
+	// The seeds name their graders by id: graders are people of the graph (issue 17).
+	if first.GraderName != "al-Tirmidhi" || first.Grader == nil || first.Grader.ID != "person:al-tirmidhi" || first.Verdict != "Hasan Gharib as a narration of Ath-Thawri" ||
 		*first.Grade != "HASAN" || first.Scope != "CHAIN" || first.StatedIn == nil || first.StatedIn.Number != "1567" {
 		t.Errorf("al-Tirmidhi's grading: %+v", first)
 	}

@@ -49,7 +49,7 @@ func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]
 	if n < 0 || n > MaxSearch {
 		return nil, athar.E("", athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
 	}
-	hits := r.index.Search(text, n)
+	hits := r.index.Forgiving(text, n)
 	ids := make([]athar.ID, len(hits))
 	for i, h := range hits {
 		ids[i] = athar.ID(h.ID)
@@ -87,7 +87,7 @@ func (r *queryResolver) Narration(ctx context.Context, id string) (*model.Narrat
 	return r.narration(ctx, nid)
 }
 
-func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string) (*model.ClaimConnection, error) {
+func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error) {
 	var f athar.ClaimFilter
 	var err error
 	if subject != nil {
@@ -123,6 +123,12 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		}
 		f.MinAttestations = *minAttestations
 	}
+	if minRoutes != nil && *minRoutes < 0 {
+		return nil, athar.Errorf(athar.Invalid, "minRoutes: %d is negative", *minRoutes)
+	}
+	if minRoutes != nil && *minRoutes > f.MinAttestations {
+		f.MinAttestations = *minRoutes // n routes need at least n narrations
+	}
 	claims, err := r.store.FindClaims(ctx, f)
 	if err != nil {
 		return nil, err
@@ -134,6 +140,19 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		if len(model.Narrations(c)) >= f.MinAttestations {
 			kept = append(kept, c)
 		}
+	}
+	if minRoutes != nil && *minRoutes > 1 {
+		routes, err := r.claimRoutes(ctx, kept)
+		if err != nil {
+			return nil, err
+		}
+		k := kept[:0]
+		for _, c := range kept {
+			if routes[c.ID] >= *minRoutes {
+				k = append(k, c)
+			}
+		}
+		kept = k
 	}
 	return claimConnection(kept, first, after)
 }
@@ -291,6 +310,51 @@ func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Even
 		if ev, ok := e.(*model.Event); ok {
 			out = append(out, ev)
 		}
+	}
+	return out, nil
+}
+
+func (r *queryResolver) Chronology(ctx context.Context, first *int) (*model.Chronology, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
+	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
+	if err != nil {
+		return nil, err
+	}
+	byPredicate := map[string][]*athar.Claim{}
+	for _, p := range timelinePredicates {
+		if byPredicate[p], err = r.store.FindClaims(ctx, athar.ClaimFilter{Predicate: p}); err != nil {
+			return nil, err
+		}
+	}
+	placed, unplaced := partialOrder(events, byPredicate)
+	placed, unplaced = placed[:min(n, len(placed))], unplaced[:min(n, len(unplaced))]
+	ids := make([]athar.ID, 0, len(placed)+len(unplaced))
+	for _, p := range placed {
+		ids = append(ids, p.event)
+	}
+	ids = append(ids, unplaced...)
+	es, err := r.entities(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.Chronology{Placed: []*model.ChronologyEntry{}, Unplaced: []*model.Event{}}
+	for i, e := range es {
+		ev, ok := e.(*model.Event)
+		if !ok {
+			continue
+		}
+		if i >= len(placed) {
+			out.Unplaced = append(out.Unplaced, ev)
+			continue
+		}
+		after := make([]string, len(placed[i].after))
+		for j, a := range placed[i].after {
+			after[j] = string(a)
+		}
+		out.Placed = append(out.Placed, &model.ChronologyEntry{Event: ev, Rank: placed[i].rank, After: after})
 	}
 	return out, nil
 }

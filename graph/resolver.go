@@ -37,9 +37,10 @@ type writer interface {
 	Merge(ctx context.Context, keep, remove athar.ID) (ingest.MergeResult, error)
 }
 
-// finder finds entities by name; *search.Index satisfies it.
+// finder finds entities by name, forgiving transliteration variants; *search.Index
+// satisfies it.
 type finder interface {
-	Search(text string, first int) []search.Hit
+	Forgiving(text string, first int) []search.Hit
 }
 
 // Resolver is the root of the resolvers. It holds no request state: per-request loaders
