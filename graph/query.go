@@ -124,7 +124,7 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		f.MinAttestations = *minAttestations
 	}
 	if minRoutes != nil && *minRoutes < 0 {
-		return nil, athar.Errorf(athar.Invalid, "minRoutes: %d is negative", *minRoutes)
+		return nil, athar.E("", athar.Invalid, "minRoutes: %d is negative", *minRoutes)
 	}
 	if minRoutes != nil && *minRoutes > f.MinAttestations {
 		f.MinAttestations = *minRoutes // n routes need at least n narrations
