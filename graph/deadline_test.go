@@ -9,6 +9,7 @@ import (
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -40,7 +41,7 @@ func TestWritesPastTheirDeadline(t *testing.T) {
 			c.Importer = ingest.NewLocal(lateStore{real}, schema.Vocabulary())
 		},
 	})
-	before := quads(t, e.store)
+	before := testsupport.Quads(t, e.store)
 	tests := []struct {
 		name string
 		req  request
@@ -60,7 +61,7 @@ func TestWritesPastTheirDeadline(t *testing.T) {
 			}
 		})
 	}
-	if after := quads(t, e.store); after != before {
+	if after := testsupport.Quads(t, e.store); after != before {
 		t.Error("a mutation stopped by its deadline changed the graph")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -54,10 +55,10 @@ func TestExamplesValidate(t *testing.T) {
 // values show as variants -- and deleting it restores the graph exactly.
 func TestExamplesLinkIntoTheSeeds(t *testing.T) {
 	e := newEnv(t, options{token: testToken})
-	before := quads(t, e.store)
+	before := testsupport.Quads(t, e.store)
 
 	const factsQ = `{
-		uhud: claims(subject: "event:uhud", predicate: "killedCount") { nodes { value attestationCount } }
+		uhud: claims(subject: "group:companions-at-uhud", predicate: "killedCount") { nodes { value attestationCount } }
 		deserted: claims(subject: "group:companions-at-uhud", predicate: "deserted") { nodes { attestationCount } }
 		archers: claims(subject: "group:archers-at-uhud", predicate: "memberCount") { nodes { value attestations { narration { id } } } }
 		companions: variants(subject: "group:companions-at-badr", predicate: "memberCount") { value attestations { narration { id } evidence } }
@@ -188,7 +189,7 @@ func TestExamplesLinkIntoTheSeeds(t *testing.T) {
 			t.Fatalf("delete %s: %+v", id, r.Errors)
 		}
 	}
-	if after := quads(t, e.store); after != before {
+	if after := testsupport.Quads(t, e.store); after != before {
 		t.Fatal("deleting the examples did not restore the graph exactly")
 	}
 }

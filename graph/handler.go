@@ -16,7 +16,6 @@ import (
 
 	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
 )
 
@@ -29,7 +28,9 @@ type Config struct {
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
 	Token  string
 	Logger *slog.Logger
-	// Timeout bounds each request; 0 means DefaultTimeout.
+	// Timeout bounds each request, from the moment the endpoint gets it to its answer; 0
+	// means DefaultTimeout. It is the only time limit of a GraphQL request short of the
+	// HTTP server's own (internal/httpserver), which are longer.
 	Timeout time.Duration
 	// MaxDepth bounds how deeply a query may nest fields; 0 means DefaultMaxDepth.
 	MaxDepth int
@@ -74,9 +75,6 @@ const (
 	maxTokens = 20_000
 	// maxCachedQuery is the longest query text kept parsed in the query cache.
 	maxCachedQuery = 64 << 10
-	// maxBody bounds a request body: a narration document (narration.MaxDocumentSize) sent
-	// as a JSON string, with room for its escaping.
-	maxBody = 3 * narration.MaxDocumentSize
 	// persistedQueries is how many automatic persisted queries are remembered.
 	persistedQueries = 1000
 )
@@ -87,7 +85,9 @@ const (
 // nested deeper than MaxDepth or costing more than MaxComplexity are refused with
 // QUERY_TOO_COMPLEX; mutations without the right bearer token with UNAUTHENTICATED. Every
 // other limit (document size, fields, bytes and errors per request, requests and cost at
-// once) is described in docs/limits.md.
+// once) is described in docs/limits.md. A POST's body is read whole: the HTTP server in front
+// bounds it (internal/httpserver, Config.MaxBodyBytes), and the endpoint answers 413 in the
+// shape of a GraphQL response when that limit cuts a chunked body.
 //
 // The caller builds cfg.Index once with BuildIndex and keeps it current by subscribing
 // IndexSubscriber to the writer when it builds it.

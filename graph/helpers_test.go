@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/athar-hadith/athar/graph"
@@ -19,6 +17,7 @@ import (
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
@@ -32,7 +31,7 @@ type env struct {
 	importer *ingest.Local
 	index    *search.Index
 	srv      *httptest.Server
-	logs     *syncBuffer
+	logs     *testsupport.Buffer
 }
 
 type options struct {
@@ -54,7 +53,7 @@ func newEnv(t *testing.T, opt options) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	vocab := schema.Vocabulary()
-	logs := &syncBuffer{}
+	logs := &testsupport.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	// The index is built from the empty store and kept current by subscribing to the
 	// writer, as cmd/athar does: the seeds reach it through the subscription.
@@ -99,23 +98,6 @@ func loadSeeds(t *testing.T, im *ingest.Local) {
 			t.Fatalf("seed %s: %v", d.Source, err)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // response is a GraphQL response.
@@ -215,18 +197,4 @@ func (e *env) mustFail(t *testing.T, req request, code string) response {
 		t.Fatalf("code = %q, want %q; errors %+v", r.code(), code, r.Errors)
 	}
 	return r
-}
-
-// quads returns every quad of the store, as text.
-func quads(t *testing.T, st athar.Store) string {
-	t.Helper()
-	var b strings.Builder
-	if err := st.Quads(context.Background(), func(q athar.Quad) error {
-		b.WriteString(q.Key())
-		b.WriteByte('\n')
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

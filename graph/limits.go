@@ -125,7 +125,7 @@ const listCost = 5
 
 // scanFields are the fields whose resolvers read every claim of some predicate, or every
 // entity of some type, whatever page they return.
-var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "Query.entities": true}
+var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "Query.entities": true, "Query.gradings": true, "Query.chronology": true}
 
 // scanCost is the estimated cost of a field that scans the store: one per claim read, and
 // a store of n entities holds some 10n claims. An unfiltered claims over 5,000 entities

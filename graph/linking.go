@@ -26,7 +26,7 @@ func (r *narrationResolver) Parallels(ctx context.Context, obj *model.Narration,
 		n = *first
 	}
 	if n < 1 || n > MaxParallels {
-		return nil, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 1 to %d", n, MaxParallels)
+		return nil, athar.E("", athar.Invalid, "first: %d is out of range: expected 1 to %d", n, MaxParallels)
 	}
 	self := obj.N.ID
 	own, err := r.store.FindClaims(ctx, athar.ClaimFilter{Narration: self})
@@ -185,7 +185,7 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 		return nil, err
 	}
 	if !r.single(predicate) {
-		return nil, athar.Errorf(athar.Invalid, "predicate: %s is not single-valued, so its claims are not variants of one another; ask claims(subject:, predicate:) for them", predicate)
+		return nil, athar.E("", athar.Invalid, "predicate: %s is not single-valued, so its claims are not variants of one another; ask claims(subject:, predicate:) for them", predicate)
 	}
 	cs, err := r.store.FindClaims(ctx, athar.ClaimFilter{Subject: id, Predicate: predicate})
 	if err != nil {
@@ -237,7 +237,7 @@ func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*m
 		}
 	}
 	if len(ids) < 2 || len(ids) > MaxCommonLink {
-		return nil, athar.Errorf(athar.Invalid, "narrations: %d distinct narrations given: expected 2 to %d", len(ids), MaxCommonLink)
+		return nil, athar.E("", athar.Invalid, "narrations: %d distinct narrations given: expected 2 to %d", len(ids), MaxCommonLink)
 	}
 	ns, err := r.loaders(ctx).narration.LoadAll(ctx, ids)
 	if err != nil {
@@ -246,10 +246,10 @@ func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*m
 	routes := map[athar.ID][]athar.ID{}
 	for i, n := range ns {
 		if n == nil {
-			return nil, athar.Errorf(athar.NotFound, "narrations: no narration %s", ids[i])
+			return nil, athar.E("", athar.NotFound, "narrations: no narration %s", ids[i])
 		}
 		if routes[n.ID] = n.Route(); len(routes[n.ID]) == 0 {
-			return nil, athar.Errorf(athar.Invalid, "narrations: %s records no chain or narrator", n.ID)
+			return nil, athar.E("", athar.Invalid, "narrations: %s records no chain or narrator", n.ID)
 		}
 	}
 	cl, ok := athar.FindCommonLink(routes)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 // claimJSON is a claim as the tests ask for it.
@@ -274,7 +275,8 @@ func TestGradingsThroughGraphQL(t *testing.T) {
 		t.Fatalf("Tirmidhi 1567 has %d gradings, want 4", len(gs))
 	}
 	first := gs[0]
-	if first.GraderName != "al-Tirmidhi" || first.Grader != nil || first.Verdict != "Hasan Gharib as a narration of Ath-Thawri" ||
+	// The seeds name their graders by id: graders are people of the graph (issue 17).
+	if first.GraderName != "al-Tirmidhi" || first.Grader == nil || first.Grader.ID != "person:al-tirmidhi" || first.Verdict != "Hasan Gharib as a narration of Ath-Thawri" ||
 		*first.Grade != "HASAN" || first.Scope != "CHAIN" || first.StatedIn == nil || first.StatedIn.Number != "1567" {
 		t.Errorf("al-Tirmidhi's grading: %+v", first)
 	}
@@ -491,7 +493,7 @@ func TestVerseTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := quads(t, e.store)
+	before := testsupport.Quads(t, e.store)
 	if _, err := e.importer.ImportVerseTexts(context.Background(), texts, narration.QuranJSONSource); err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +526,7 @@ func TestVerseTexts(t *testing.T) {
 		}
 	}
 	var lines []string
-	for _, l := range strings.Split(quads(t, e.store), "\n") {
+	for _, l := range strings.Split(testsupport.Quads(t, e.store), "\n") {
 		if !strings.Contains(l, "https://w3id.org/athar/graph/quran>") {
 			lines = append(lines, l)
 		}

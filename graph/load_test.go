@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 // countingStore counts the reads made through it.
@@ -151,7 +152,7 @@ func TestImportAndDeleteKeepSearchAndClaimsCurrent(t *testing.T) {
 	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
 		t.Run(strings.SplitN(spec, ":", 2)[0], func(t *testing.T) {
 			e := newEnv(t, options{spec: spec, token: testToken})
-			before := quads(t, e.store)
+			before := testsupport.Quads(t, e.store)
 			const probe = `{
 				search(text: "zubayrite") { id name }
 				arabic: search(text: "كاتب الزبير") { id }
@@ -202,7 +203,7 @@ func TestImportAndDeleteKeepSearchAndClaimsCurrent(t *testing.T) {
 			if strings.Contains(string(r.Data), "zubayrite") || !strings.Contains(string(r.Data), `"claims":{"totalCount":0}`) {
 				t.Errorf("after the delete: %s", r.Data)
 			}
-			if after := quads(t, e.store); after != before {
+			if after := testsupport.Quads(t, e.store); after != before {
 				t.Error("import then delete did not leave the graph as it was")
 			}
 		})

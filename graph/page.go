@@ -25,7 +25,7 @@ func encodeCursor(key string) string {
 func decodeCursor(c string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
-		return "", athar.Errorf(athar.Invalid, "after: %q is not a cursor this API gave", c)
+		return "", athar.E("", athar.Invalid, "after: %q is not a cursor this API gave", c)
 	}
 	return strings.TrimPrefix(string(b), cursorPrefix), nil
 }
@@ -44,7 +44,7 @@ func paginate(n int, key func(int) string, first *int, after *string) (window, e
 		size = *first
 	}
 	if size < 0 || size > MaxPage {
-		return window{}, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 0 to %d", size, MaxPage)
+		return window{}, athar.E("", athar.Invalid, "first: %d is out of range: expected 0 to %d", size, MaxPage)
 	}
 	from := 0
 	if after != nil && *after != "" {

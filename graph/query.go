@@ -47,9 +47,9 @@ func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]
 		n = *first
 	}
 	if n < 0 || n > MaxSearch {
-		return nil, athar.Errorf(athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
+		return nil, athar.E("", athar.Invalid, "first: %d is out of range: expected 0 to %d", n, MaxSearch)
 	}
-	hits := r.index.Search(text, n)
+	hits := r.index.Forgiving(text, n)
 	ids := make([]athar.ID, len(hits))
 	for i, h := range hits {
 		ids[i] = athar.ID(h.ID)
@@ -70,7 +70,7 @@ func (r *queryResolver) Search(ctx context.Context, text string, first *int) ([]
 func (r *queryResolver) Verse(ctx context.Context, ref string) (*model.Verse, error) {
 	v, err := athar.ParseVerseRef(ref)
 	if err != nil {
-		return nil, athar.Errorf(athar.Invalid, "ref: %v", err)
+		return nil, athar.E("", athar.Invalid, "ref: %v", err)
 	}
 	e, err := r.entity(ctx, v.ID())
 	if err != nil {
@@ -87,7 +87,7 @@ func (r *queryResolver) Narration(ctx context.Context, id string) (*model.Narrat
 	return r.narration(ctx, nid)
 }
 
-func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string) (*model.ClaimConnection, error) {
+func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error) {
 	var f athar.ClaimFilter
 	var err error
 	if subject != nil {
@@ -119,9 +119,15 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 	}
 	if minAttestations != nil {
 		if *minAttestations < 0 {
-			return nil, athar.Errorf(athar.Invalid, "minAttestations: %d is negative", *minAttestations)
+			return nil, athar.E("", athar.Invalid, "minAttestations: %d is negative", *minAttestations)
 		}
 		f.MinAttestations = *minAttestations
+	}
+	if minRoutes != nil && *minRoutes < 0 {
+		return nil, athar.E("", athar.Invalid, "minRoutes: %d is negative", *minRoutes)
+	}
+	if minRoutes != nil && *minRoutes > f.MinAttestations {
+		f.MinAttestations = *minRoutes // n routes need at least n narrations
 	}
 	claims, err := r.store.FindClaims(ctx, f)
 	if err != nil {
@@ -135,13 +141,26 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 			kept = append(kept, c)
 		}
 	}
+	if minRoutes != nil && *minRoutes > 1 {
+		routes, err := r.claimRoutes(ctx, kept)
+		if err != nil {
+			return nil, err
+		}
+		k := kept[:0]
+		for _, c := range kept {
+			if routes[c.ID] >= *minRoutes {
+				k = append(k, c)
+			}
+		}
+		kept = k
+	}
 	return claimConnection(kept, first, after)
 }
 
 func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, error) {
 	cid := athar.ID(strings.TrimSpace(id))
 	if cid.Prefix() != athar.ClaimPrefix {
-		return nil, athar.Errorf(athar.Invalid, "id: %q is not a claim id (expected claim:...)", id)
+		return nil, athar.E("", athar.Invalid, "id: %q is not a claim id (expected claim:...)", id)
 	}
 	c, err := r.loaders(ctx).claim.Load(ctx, cid)
 	if err != nil || c == nil {
@@ -160,7 +179,7 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int
 		d = *depth
 	}
 	if d < 0 || d > MaxNeighbourhoodDepth {
-		return nil, athar.Errorf(athar.Invalid, "depth: %d is out of range: expected 0 to %d", d, MaxNeighbourhoodDepth)
+		return nil, athar.E("", athar.Invalid, "depth: %d is out of range: expected 0 to %d", d, MaxNeighbourhoodDepth)
 	}
 	opt, err := r.walkOptions(predicates, excludePredicates)
 	if err != nil {
@@ -187,7 +206,7 @@ func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLe
 		n = *maxLength
 	}
 	if n < 1 || n > MaxPathLength {
-		return nil, athar.Errorf(athar.Invalid, "maxLength: %d is out of range: expected 1 to %d", n, MaxPathLength)
+		return nil, athar.E("", athar.Invalid, "maxLength: %d is out of range: expected 1 to %d", n, MaxPathLength)
 	}
 	opt, err := r.walkOptions(predicates, excludePredicates)
 	if err != nil {
@@ -195,7 +214,7 @@ func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLe
 	}
 	sg, found, err := traverse.ShortestPath(ctx, r.store, a, b, n, opt)
 	if errors.Is(err, traverse.ErrTooLarge) {
-		return nil, athar.Errorf(athar.Invalid, "shortestPath: %v; lower maxLength or restrict predicates", err)
+		return nil, athar.E("", athar.Invalid, "shortestPath: %v; lower maxLength or restrict predicates", err)
 	}
 	if err != nil || !found {
 		return nil, err
@@ -215,7 +234,7 @@ func (r *queryResolver) walkEnd(ctx context.Context, arg, id string) (athar.ID, 
 		return "", err
 	}
 	if e == nil {
-		return "", athar.Errorf(athar.NotFound, "%s: no entity %s", arg, eid)
+		return "", athar.E("", athar.NotFound, "%s: no entity %s", arg, eid)
 	}
 	return e.EntityID(), nil
 }
@@ -295,6 +314,51 @@ func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Even
 	return out, nil
 }
 
+func (r *queryResolver) Chronology(ctx context.Context, first *int) (*model.Chronology, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
+	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
+	if err != nil {
+		return nil, err
+	}
+	byPredicate := map[string][]*athar.Claim{}
+	for _, p := range timelinePredicates {
+		if byPredicate[p], err = r.store.FindClaims(ctx, athar.ClaimFilter{Predicate: p}); err != nil {
+			return nil, err
+		}
+	}
+	placed, unplaced := partialOrder(events, byPredicate)
+	placed, unplaced = placed[:min(n, len(placed))], unplaced[:min(n, len(unplaced))]
+	ids := make([]athar.ID, 0, len(placed)+len(unplaced))
+	for _, p := range placed {
+		ids = append(ids, p.event)
+	}
+	ids = append(ids, unplaced...)
+	es, err := r.entities(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := &model.Chronology{Placed: []*model.ChronologyEntry{}, Unplaced: []*model.Event{}}
+	for i, e := range es {
+		ev, ok := e.(*model.Event)
+		if !ok {
+			continue
+		}
+		if i >= len(placed) {
+			out.Unplaced = append(out.Unplaced, ev)
+			continue
+		}
+		after := make([]string, len(placed[i].after))
+		for j, a := range placed[i].after {
+			after[j] = string(a)
+		}
+		out.Placed = append(out.Placed, &model.ChronologyEntry{Event: ev, Rank: placed[i].rank, After: after})
+	}
+	return out, nil
+}
+
 func (r *queryResolver) Predicates(ctx context.Context) ([]*model.Predicate, error) {
 	out := make([]*model.Predicate, len(r.vocab.Predicates))
 	for i, p := range r.vocab.Predicates {
@@ -340,7 +404,7 @@ func (r *queryResolver) Entities(ctx context.Context, typ *string, first *int, a
 	if typ != nil && *typ != "" {
 		t = athar.EntityType(*typ)
 		if !t.Valid() {
-			return nil, athar.Errorf(athar.Invalid, "type: unknown entity type %q: expected one of %s", *typ, strings.Join(typeNames(athar.EntityTypes()), ", "))
+			return nil, athar.E("", athar.Invalid, "type: unknown entity type %q: expected one of %s", *typ, strings.Join(typeNames(athar.EntityTypes()), ", "))
 		}
 	}
 	ids, err := r.store.EntityIDs(ctx, t)

@@ -33,6 +33,9 @@ var relationFields = []relationField{
 	{Type: "Person", Field: "disagreedWithBy", Predicate: "disagreesWith", Direction: model.DirectionIncoming},
 	{Type: "Person", Field: "inclinesTo", Predicate: "inclinesTo", Direction: model.DirectionOutgoing},
 	{Type: "Person", Field: "inclinedToBy", Predicate: "inclinesTo", Direction: model.DirectionIncoming},
+	{Type: "Person", Field: "doesNotInclineTo", Predicate: "doesNotInclineTo", Direction: model.DirectionOutgoing},
+	{Type: "Person", Field: "notInclinedToBy", Predicate: "doesNotInclineTo", Direction: model.DirectionIncoming},
+	{Type: "Person", Field: "givesReason", Predicate: "givesReason", Direction: model.DirectionOutgoing},
 	{Type: "Person", Field: "accepts", Predicate: "accepts", Direction: model.DirectionOutgoing},
 	{Type: "Person", Field: "weepsOver", Predicate: "weepsOver", Direction: model.DirectionOutgoing},
 	{Type: "Person", Field: "comforts", Predicate: "comforts", Direction: model.DirectionOutgoing},
@@ -59,6 +62,8 @@ var relationFields = []relationField{
 	{Type: "Group", Field: "foughtAgainst", Predicate: "foughtAgainst", Direction: model.DirectionBoth},
 	{Type: "Group", Field: "opponents", Predicate: "foughtAgainst", Direction: model.DirectionBoth},
 	{Type: "Group", Field: "deserted", Predicate: "deserted", Direction: model.DirectionOutgoing},
+	{Type: "Group", Field: "killedCount", Predicate: "killedCount", Direction: model.DirectionOutgoing},
+	{Type: "Group", Field: "capturedCount", Predicate: "capturedCount", Direction: model.DirectionOutgoing},
 	{Type: "Group", Field: "consultedBy", Predicate: "consults", Direction: model.DirectionIncoming},
 	{Type: "Group", Field: "proposedExecutioner", Predicate: "proposedToExecute", Direction: model.DirectionIncoming},
 	{Type: "Group", Field: "accepts", Predicate: "accepts", Direction: model.DirectionOutgoing},
@@ -85,6 +90,7 @@ var relationFields = []relationField{
 	{Type: "Event", Field: "injured", Predicate: "injuredIn", Direction: model.DirectionIncoming},
 	{Type: "Event", Field: "killedCount", Predicate: "killedCount", Direction: model.DirectionOutgoing},
 	{Type: "Event", Field: "capturedCount", Predicate: "capturedCount", Direction: model.DirectionOutgoing},
+	{Type: "Event", Field: "reasons", Predicate: "reasonFor", Direction: model.DirectionIncoming},
 	{Type: "Event", Field: "weptOverBy", Predicate: "weepsOver", Direction: model.DirectionIncoming},
 	{Type: "Event", Field: "supplicant", Predicate: "supplicates", Direction: model.DirectionIncoming},
 	{Type: "Event", Field: "versesRevealed", Predicate: "revealedRegarding", Direction: model.DirectionIncoming},
@@ -97,6 +103,10 @@ var relationFields = []relationField{
 	{Type: "Concept", Field: "subjectOf", Predicate: "concerns", Direction: model.DirectionIncoming},
 	{Type: "Concept", Field: "advisedBy", Predicate: "advises", Direction: model.DirectionIncoming},
 	{Type: "Concept", Field: "inclinedToBy", Predicate: "inclinesTo", Direction: model.DirectionIncoming},
+	{Type: "Concept", Field: "notInclinedToBy", Predicate: "doesNotInclineTo", Direction: model.DirectionIncoming},
+	{Type: "Concept", Field: "reasonGivenBy", Predicate: "givesReason", Direction: model.DirectionIncoming},
+	{Type: "Concept", Field: "reasonFor", Predicate: "reasonFor", Direction: model.DirectionOutgoing},
+	{Type: "Concept", Field: "reasons", Predicate: "reasonFor", Direction: model.DirectionIncoming},
 	{Type: "Concept", Field: "acceptedBy", Predicate: "accepts", Direction: model.DirectionIncoming},
 	{Type: "Concept", Field: "weptOverBy", Predicate: "weepsOver", Direction: model.DirectionIncoming},
 	{Type: "Concept", Field: "versesRevealed", Predicate: "revealedRegarding", Direction: model.DirectionIncoming},
@@ -214,6 +224,18 @@ func (r *personResolver) InclinesTo(ctx context.Context, obj *model.Person, firs
 
 func (r *personResolver) InclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
 	return r.namedRelations(ctx, obj, "inclinesTo", model.DirectionIncoming, first, after)
+}
+
+func (r *personResolver) DoesNotInclineTo(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "doesNotInclineTo", model.DirectionOutgoing, first, after)
+}
+
+func (r *personResolver) NotInclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "doesNotInclineTo", model.DirectionIncoming, first, after)
+}
+
+func (r *personResolver) GivesReason(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "givesReason", model.DirectionOutgoing, first, after)
 }
 
 func (r *personResolver) Accepts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error) {
@@ -341,6 +363,14 @@ func (r *groupResolver) Deserted(ctx context.Context, obj *model.Group, first *i
 	return r.namedRelations(ctx, obj, "deserted", model.DirectionOutgoing, first, after)
 }
 
+func (r *groupResolver) KilledCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "killedCount", model.DirectionOutgoing, first, after)
+}
+
+func (r *groupResolver) CapturedCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "capturedCount", model.DirectionOutgoing, first, after)
+}
+
 func (r *groupResolver) ConsultedBy(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error) {
 	return r.namedRelations(ctx, obj, "consults", model.DirectionIncoming, first, after)
 }
@@ -466,6 +496,10 @@ func (r *eventResolver) CapturedCount(ctx context.Context, obj *model.Event, fir
 	return r.namedRelations(ctx, obj, "capturedCount", model.DirectionOutgoing, first, after)
 }
 
+func (r *eventResolver) Reasons(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "reasonFor", model.DirectionIncoming, first, after)
+}
+
 func (r *eventResolver) WeptOverBy(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error) {
 	return r.namedRelations(ctx, obj, "weepsOver", model.DirectionIncoming, first, after)
 }
@@ -554,6 +588,22 @@ func (r *conceptResolver) AdvisedBy(ctx context.Context, obj *model.Concept, fir
 
 func (r *conceptResolver) InclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
 	return r.namedRelations(ctx, obj, "inclinesTo", model.DirectionIncoming, first, after)
+}
+
+func (r *conceptResolver) NotInclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "doesNotInclineTo", model.DirectionIncoming, first, after)
+}
+
+func (r *conceptResolver) ReasonGivenBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "givesReason", model.DirectionIncoming, first, after)
+}
+
+func (r *conceptResolver) ReasonFor(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "reasonFor", model.DirectionOutgoing, first, after)
+}
+
+func (r *conceptResolver) Reasons(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {
+	return r.namedRelations(ctx, obj, "reasonFor", model.DirectionIncoming, first, after)
 }
 
 func (r *conceptResolver) AcceptedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error) {

@@ -24,10 +24,10 @@ var postTypes = []string{"application/json"}
 // wait between retries of the database.
 const retryAfter = "5"
 
-// readBody checks a POST's media type and reads its body whole, at most maxBody bytes, so
-// that a body over the limit is refused as such (413) whether or not it announced its
-// length; gqlgen's POST transport would answer 200 with a decoding error. It reports
-// whether the request may go on; if not, the answer is written.
+// readBody checks a POST's media type and reads its body whole, so that a body over the
+// HTTP server's limit (internal/httpserver's http.MaxBytesReader) is refused as such (413)
+// whether or not it announced its length; gqlgen's POST transport would answer 200 with a
+// decoding error. It reports whether the request may go on; if not, the answer is written.
 func readBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		return true
@@ -41,7 +41,7 @@ func readBody(w http.ResponseWriter, r *http.Request) bool {
 	if r.Body == nil {
 		return true
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	b, err := io.ReadAll(r.Body)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):

@@ -37,9 +37,10 @@ type writer interface {
 	Merge(ctx context.Context, keep, remove athar.ID) (ingest.MergeResult, error)
 }
 
-// finder finds entities by name; *search.Index satisfies it.
+// finder finds entities by name, forgiving transliteration variants; *search.Index
+// satisfies it.
 type finder interface {
-	Search(text string, first int) []search.Hit
+	Forgiving(text string, first int) []search.Hit
 }
 
 // Resolver is the root of the resolvers. It holds no request state: per-request loaders
@@ -228,7 +229,7 @@ func (r *Resolver) persons(ctx context.Context, ids []athar.ID) ([]*model.Person
 func parseID(arg, s string) (athar.ID, error) {
 	id, _, err := athar.ParseEntityID(strings.TrimSpace(s))
 	if err != nil {
-		return "", athar.Errorf(athar.Invalid, "%s: %v", arg, err)
+		return "", athar.E("", athar.Invalid, "%s: %v", arg, err)
 	}
 	return id, nil
 }
@@ -237,7 +238,7 @@ func parseID(arg, s string) (athar.ID, error) {
 func parseNarrationID(arg, s string) (athar.ID, error) {
 	id, err := parseID(arg, s)
 	if err == nil && id.Prefix() != athar.TypeNarration.Prefix() {
-		err = athar.Errorf(athar.Invalid, "%s: %q is not a narration id (expected narration:...)", arg, s)
+		err = athar.E("", athar.Invalid, "%s: %q is not a narration id (expected narration:...)", arg, s)
 	}
 	return id, err
 }
@@ -245,7 +246,7 @@ func parseNarrationID(arg, s string) (athar.ID, error) {
 // checkPredicate checks a predicate name given as an argument against the vocabulary.
 func (r *Resolver) checkPredicate(arg, name string) error {
 	if _, ok := r.vocab.Predicate(name); !ok {
-		return athar.Errorf(athar.Invalid, "%s: unknown predicate %q: expected one of %s", arg, name, strings.Join(r.vocab.Names(), ", "))
+		return athar.E("", athar.Invalid, "%s: unknown predicate %q: expected one of %s", arg, name, strings.Join(r.vocab.Names(), ", "))
 	}
 	return nil
 }

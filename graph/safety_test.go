@@ -12,6 +12,7 @@ import (
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 // smallDoc is a second narration that uses the seed's ids and adds one person.
@@ -68,9 +69,9 @@ func TestMutationAuth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, options{token: tt.configured})
-			before := quads(t, e.store)
+			before := testsupport.Quads(t, e.store)
 			r := e.do(t, request{Query: importMutation, Variables: map[string]any{"doc": smallDoc}, token: tt.sent, get: tt.get})
-			after := quads(t, e.store)
+			after := testsupport.Quads(t, e.store)
 			switch {
 			case tt.wantStatus != 0:
 				if r.status != tt.wantStatus || len(r.Errors) == 0 {
@@ -223,7 +224,7 @@ func TestErrorCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := quads(t, e.store)
+			before := testsupport.Quads(t, e.store)
 			r := e.mustFail(t, tt.req, tt.code)
 			if !strings.Contains(r.Errors[0].Message, tt.msg) {
 				t.Errorf("message %q does not mention %q", r.Errors[0].Message, tt.msg)
@@ -231,7 +232,7 @@ func TestErrorCodes(t *testing.T) {
 			if tt.check != nil {
 				tt.check(t, r)
 			}
-			if after := quads(t, e.store); after != before {
+			if after := testsupport.Quads(t, e.store); after != before {
 				t.Error("a refused request changed the graph")
 			}
 		})
@@ -264,12 +265,12 @@ claims:
 				t.Fatalf("import: %+v", r.Errors)
 			}
 		}
-		before := quads(t, e.store)
+		before := testsupport.Quads(t, e.store)
 		r := e.mustFail(t, request{Query: `mutation { deleteNarration(id: "narration:test-definer") }`, token: testToken}, "CONFLICT")
 		if !strings.Contains(r.Errors[0].Message, "narration:test-user") {
 			t.Errorf("message %q does not name the dependant", r.Errors[0].Message)
 		}
-		if quads(t, e.store) != before {
+		if testsupport.Quads(t, e.store) != before {
 			t.Error("a refused delete changed the graph")
 		}
 	})

@@ -3,6 +3,7 @@ package graph
 import (
 	"container/heap"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -34,6 +35,14 @@ var timelinePredicates = []string{predPrecedes, predPartOf, predCauses, predResp
 // come after dated ones), then the smallest id. Contradictory claims (a cycle) do not stop
 // it: the earliest remaining event by that key is taken next. The order is deterministic.
 func chronology(events []athar.ID, byPredicate map[string][]*athar.Claim) []athar.ID {
+	after, indeg, year := ordering(events, byPredicate)
+	return topological(events, after, indeg, year)
+}
+
+// ordering builds the "happened before" relation chronology sorts: after[a] holds the events
+// directly after a, indeg[b] how many come directly before b; year is each event's own or
+// inherited year (math.MaxInt when none).
+func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) (map[athar.ID]map[athar.ID]bool, map[athar.ID]int, map[athar.ID]int) {
 	isEvent := make(map[athar.ID]bool, len(events))
 	for _, e := range events {
 		isEvent[e] = true
@@ -105,7 +114,15 @@ func chronology(events []athar.ID, byPredicate map[string][]*athar.Claim) []atha
 		}
 		year[p] = inherited
 	}
+	return after, indeg, year
+}
 
+// topological sorts events by after, the earliest free event by (year, id) first.
+func topological(events []athar.ID, after map[athar.ID]map[athar.ID]bool, indeg0 map[athar.ID]int, year map[athar.ID]int) []athar.ID {
+	indeg := make(map[athar.ID]int, len(indeg0))
+	for k, v := range indeg0 {
+		indeg[k] = v
+	}
 	q := &eventQueue{year: year}
 	for _, e := range events {
 		if indeg[e] == 0 {
@@ -175,4 +192,82 @@ func (q *eventQueue) sorted(events []athar.ID, done map[athar.ID]bool) []athar.I
 		}
 	}
 	return rest
+}
+
+// orderEntry is one placed event of a partial order.
+type orderEntry struct {
+	event athar.ID
+	rank  int        // the longest chain of events ordered before it
+	after []athar.ID // the events directly before it, sorted
+}
+
+// partialOrder is the order the graph gives, and no more. Events that a relation (precedes,
+// partOf, causes, respondsTo) or a year orders against at least one other event are placed:
+// each with its rank (0 for the earliest; events of one rank are not ordered against each
+// other) and the events directly before it, sorted by rank, then id. Dated events are
+// ordered by year against each other: those of one year directly after those of the year
+// before. The others are unplaced, sorted by id: nothing says where they go.
+func partialOrder(events []athar.ID, byPredicate map[string][]*athar.Claim) ([]orderEntry, []athar.ID) {
+	after, indeg, year := ordering(events, byPredicate)
+	// Year edges between consecutive years.
+	byYear := map[int][]athar.ID{}
+	var years []int
+	for _, e := range events {
+		if y := year[e]; y != math.MaxInt {
+			if byYear[y] == nil {
+				years = append(years, y)
+			}
+			byYear[y] = append(byYear[y], e)
+		}
+	}
+	sort.Ints(years)
+	for i := 1; i < len(years); i++ {
+		for _, a := range byYear[years[i-1]] {
+			for _, b := range byYear[years[i]] {
+				if a == b || after[a][b] {
+					continue
+				}
+				if after[a] == nil {
+					after[a] = map[athar.ID]bool{}
+				}
+				after[a][b] = true
+				indeg[b]++
+			}
+		}
+	}
+	before := map[athar.ID][]athar.ID{}
+	for a, bs := range after {
+		for b := range bs {
+			before[b] = append(before[b], a)
+		}
+	}
+	rank := map[athar.ID]int{}
+	done := map[athar.ID]bool{}
+	var placed []orderEntry
+	var unplaced []athar.ID
+	for _, e := range topological(events, after, indeg, year) {
+		done[e] = true
+		if len(after[e]) == 0 && len(before[e]) == 0 {
+			unplaced = append(unplaced, e)
+			continue
+		}
+		r := 0
+		for _, p := range before[e] {
+			if done[p] { // in a cycle, only what came first counts
+				r = max(r, rank[p]+1)
+			}
+		}
+		rank[e] = r
+		bs := append([]athar.ID(nil), before[e]...)
+		sort.Slice(bs, func(i, j int) bool { return bs[i] < bs[j] })
+		placed = append(placed, orderEntry{event: e, rank: r, after: bs})
+	}
+	sort.SliceStable(placed, func(i, j int) bool {
+		if placed[i].rank != placed[j].rank {
+			return placed[i].rank < placed[j].rank
+		}
+		return placed[i].event < placed[j].event
+	})
+	sort.Slice(unplaced, func(i, j int) bool { return unplaced[i] < unplaced[j] })
+	return placed, unplaced
 }

@@ -30,6 +30,9 @@ func TestVocabularyLoads(t *testing.T) {
 		{"revealedRegarding", athar.TypeVerse, athar.TypeConcept, ""},
 		{"killedCount", athar.TypeEvent, "", athar.RangeInteger},
 		{"capturedCount", athar.TypeEvent, "", athar.RangeInteger},
+		// Counts of one side go on that side's group (issue 17).
+		{"killedCount", athar.TypeGroup, "", athar.RangeInteger},
+		{"capturedCount", athar.TypeGroup, "", athar.RangeInteger},
 		{"narrates", athar.TypePerson, athar.TypeNarration, ""},
 	}
 	for _, c := range core {

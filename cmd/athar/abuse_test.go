@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 // The bounds the server must keep while it is abused (issue 12): they are safety bounds,
@@ -104,10 +106,9 @@ func TestServeBoundedUnderAbuse(t *testing.T) {
 		t.Fatalf("load: %v\n%s", err, out)
 	}
 
-	addr := freeAddr(t)
 	srv := exec.Command(bin, "serve", "--store", "bbolt:"+storeDir)
-	srv.Env = append(os.Environ(), "ATHAR_ADDR="+addr, "ATHAR_TOKEN=")
-	var logs syncBuffer
+	srv.Env = append(os.Environ(), "ATHAR_ADDR=127.0.0.1:0", "ATHAR_TOKEN=")
+	var logs testsupport.Buffer
 	srv.Stdout, srv.Stderr = &logs, &logs
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestServeBoundedUnderAbuse(t *testing.T) {
 		srv.Process.Kill()
 		<-exited
 	})
-	base := "http://" + addr
+	base := "http://" + testsupport.Listening(t, &logs, exited)
 	waitHealthy(t, base, exited, &logs)
 
 	// Watch the server: its RSS, and how long /healthz takes.
@@ -281,7 +282,7 @@ func readRSS(pid int) int64 {
 	return 0
 }
 
-func waitHealthy(t *testing.T, base string, exited <-chan struct{}, logs *syncBuffer) {
+func waitHealthy(t *testing.T, base string, exited <-chan struct{}, logs *testsupport.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {

@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/athar-hadith/athar/internal/corpus"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -40,7 +41,7 @@ func TestScaleOutBenchmark(t *testing.T) {
 		t.Skip("a benchmark: run with -args -scaleout-bench FILE (see bench_scaleout_test.go)")
 	}
 	replicaStartTimeout = 20 * time.Minute
-	db := testDatabase(t)
+	db := testsupport.Database(t)
 	bin := buildAthar(t)
 	dir := t.TempDir()
 	n := *scaleoutDocs
@@ -219,14 +220,15 @@ func TestScaleOutBenchmark(t *testing.T) {
 // startProcServe runs `athar serve` on the embedded store in dir.
 func startProcServe(t *testing.T, bin, dir string) (string, func()) {
 	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--store", "bbolt:"+dir, "--addr", addr)
-	var out syncBuffer
+	cmd := exec.Command(bin, "serve", "--store", "bbolt:"+dir, "--addr", "127.0.0.1:0")
+	var out testsupport.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + addr
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	base := "http://" + testsupport.Listening(t, &out, exited)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(base + "/readyz")
@@ -241,7 +243,7 @@ func startProcServe(t *testing.T, bin, dir string) (string, func()) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return base, func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	return base, func() { _ = cmd.Process.Kill(); <-exited }
 }
 
 func benchPct(ds []time.Duration, p int) time.Duration {

@@ -8,13 +8,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,53 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/jackc/pgx/v5"
 )
-
-// testDatabase creates a database of its own for the test on the server ATHAR_TEST_DATABASE
-// names, dropped at the end, and returns its URL.
-func testDatabase(t *testing.T) string {
-	t.Helper()
-	admin := os.Getenv("ATHAR_TEST_DATABASE")
-	if admin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("ATHAR_TEST_DATABASE is not set: .ci/run starts PostgreSQL with .ci/postgres.sh and exports it")
-		}
-		t.Skip("ATHAR_TEST_DATABASE is not set: run eval \"$(.ci/postgres.sh start)\" to test the scale-out mode against PostgreSQL")
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "athar_test_" + hex.EncodeToString(b[:])
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatalf("connect to ATHAR_TEST_DATABASE: %v", err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			t.Logf("drop database %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
 
 // dbHead reads the head of the log straight from the database.
 func dbHead(t *testing.T, dbURL string) int64 {
@@ -98,7 +51,7 @@ type replicaProc struct {
 	store string
 	base  string
 	cmd   *exec.Cmd
-	out   *syncBuffer
+	out   *testsupport.Buffer
 	done  chan struct{} // closed when the process has exited
 	err   error         // its exit status, once done
 }
@@ -143,14 +96,12 @@ func (p *replicaProc) start() {
 	}
 }
 
-// launch starts the process without waiting for anything.
+// launch starts the process on a port of its choosing and waits only until it listens.
 func (p *replicaProc) launch() {
 	t := p.t
 	t.Helper()
-	addr := freeAddr(t)
-	p.base = "http://" + addr
-	p.out = &syncBuffer{}
-	p.cmd = exec.Command(p.bin, "serve", "--store", "bbolt:"+p.store, "--addr", addr, "--replica-name", p.name)
+	p.out = &testsupport.Buffer{}
+	p.cmd = exec.Command(p.bin, "serve", "--store", "bbolt:"+p.store, "--addr", "127.0.0.1:0", "--replica-name", p.name)
 	p.cmd.Env = append(os.Environ(), "ATHAR_DATABASE="+p.db, "ATHAR_TOKEN="+dbTestToken, "ATHAR_POLL_INTERVAL=100ms")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
@@ -161,6 +112,7 @@ func (p *replicaProc) launch() {
 		p.err = cmd.Wait()
 		close(done)
 	}(p.cmd, p.done)
+	p.base = "http://" + testsupport.Listening(t, p.out, p.done)
 }
 
 // kill kills the process with SIGKILL: no shutdown at all.
@@ -302,7 +254,7 @@ func sameExports(t *testing.T, db string, ps ...*replicaProc) string {
 // TestScaleOut runs three athar processes on one PostgreSQL database, as three replicas of
 // one graph, through imports, conflicts, kills, a new replica and a database restart.
 func TestScaleOut(t *testing.T) {
-	db := testDatabase(t)
+	db := testsupport.Database(t)
 	bin := buildAthar(t)
 	dir := t.TempDir()
 	r1 := startReplicaProc(t, bin, "r1", db, filepath.Join(dir, "r1"))
@@ -581,7 +533,7 @@ func wantUnavailable(t *testing.T, what string, r gqlResponse, resp *http.Respon
 // store and refuses writes as retryable; one started while it is down serves at once,
 // not ready, and catches up when it returns.
 func TestReplicaWithoutDatabase(t *testing.T) {
-	db := testDatabase(t)
+	db := testsupport.Database(t)
 	pg := pgControl(t)
 	bin := buildAthar(t)
 	r1 := startReplicaProc(t, bin, "r1", db, filepath.Join(t.TempDir(), "r1"))

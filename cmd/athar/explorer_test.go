@@ -45,8 +45,8 @@ func TestExplorer(t *testing.T) {
 		if got := read(t, b, chromedp.Text(chromedp.CSS(claim+" mark"))); got != ransomEvidence {
 			t.Errorf("highlighted evidence of the ransom claim: %q, want %q", got, ransomEvidence)
 		}
-		if got := read(t, b, chromedp.Text(chromedp.CSS("#graph-status"))); !strings.HasPrefix(got, "Abu Bakr") || !strings.Contains(got, "8 entities") {
-			t.Errorf("graph status: %q, want Abu Bakr's neighbourhood, of 8 entities", got)
+		if got := read(t, b, chromedp.Text(chromedp.CSS("#graph-status"))); !strings.HasPrefix(got, "Abu Bakr") || !strings.Contains(got, "11 entities") {
+			t.Errorf("graph status: %q, want Abu Bakr's neighbourhood, of 11 entities (the seeds now give his reasons and the consultation)", got)
 		}
 		links := read(t, b, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#exports a[download]'), a => a.href)`))
 		if len(links) != 5 {

@@ -64,7 +64,7 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 			return err
 		}
 		if len(qs) == 0 {
-			return athar.Errorf(athar.NotFound, "export: no narration %s in the store", id)
+			return athar.E("export", athar.NotFound, "no narration %s in the store", id)
 		}
 		return cayleystore.WriteNQuadsSealed(e.stdout, qs)
 	case *format == export.NQuads && *root == "" && len(predicates) == 0:
@@ -79,5 +79,5 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return export.Write(e.stdout, *format, sg, cayleystore.WriteNQuadsSealed)
+	return export.Write(e.stdout, *format, sg)
 }

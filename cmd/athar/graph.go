@@ -12,6 +12,7 @@ import (
 
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/ingest/load"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
@@ -26,19 +27,19 @@ func openGraph(spec string, logger *slog.Logger) (*cayleystore.Store, *ingest.Lo
 	return st, ingest.NewLocal(st, schema.Vocabulary()), nil
 }
 
-func seedSources() []ingest.Source {
-	var out []ingest.Source
+func seedSources() []load.Source {
+	var out []load.Source
 	for _, f := range seeds.Files() {
-		out = append(out, ingest.Source{Name: f.Name, Data: f.Data})
+		out = append(out, load.Source{Name: f.Name, Data: f.Data})
 	}
 	return out
 }
 
-// load runs the one load loop (ingest.Load) through w, reporting refusals on errOut with a
+// loadSources runs the one load loop (load.Run) through w, reporting refusals on errOut with a
 // progress bar when errOut is a terminal.
-func load(ctx context.Context, w ingest.Writer, srcs []ingest.Source, errOut io.Writer, opts ingest.LoadOptions) ingest.LoadStats {
-	opts.Report, opts.ReadNQuads, opts.Progress = errOut, cayleystore.ReadNQuads, progressBar(errOut)
-	return ingest.Load(ctx, w, srcs, opts)
+func loadSources(ctx context.Context, w ingest.Writer, srcs []load.Source, errOut io.Writer, opts load.Options) load.Stats {
+	opts.Report, opts.Progress = errOut, progressBar(errOut)
+	return load.Run(ctx, w, srcs, opts)
 }
 
 // progressBar returns a progress display on out for loads of 50 documents or more, or nil

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/ingest/load"
 )
 
 func cliLogger(e env) *slog.Logger {
@@ -20,7 +20,7 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return loadInto(ctx, e, "seed", wf, seedSources(), ingest.LoadOptions{})
+	return loadInto(ctx, e, "seed", wf, seedSources(), load.Options{})
 }
 
 func cmdLoad(ctx context.Context, e env, args []string) error {
@@ -31,8 +31,8 @@ still imported. Documents are imported after the documents defining the ids they
 Importing an unchanged document changes nothing; a changed one replaces exactly what its
 narration asserted before. PATH "-" reads one document from standard input.`)
 	wf := addWriteFlags(fs, e)
-	var opts ingest.LoadOptions
-	fs.IntVar(&opts.Batch, "batch", ingest.DefaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
+	var opts load.Options
+	fs.IntVar(&opts.Batch, "batch", load.DefaultBatch, "documents per import batch; a batch commits in transactions of about 10,000 quads (each narration is all or nothing either way)")
 	fs.BoolVar(&opts.Verbose, "v", false, "report each committed batch, and the store's full scans, on standard error")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -41,21 +41,21 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 		fs.Usage()
 		return usageError("load: no PATH given")
 	}
-	srcs, err := ingest.ReadSources(e.stdin, fs.Args())
+	srcs, err := load.ReadSources(e.stdin, fs.Args())
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	return loadInto(ctx, e, "load", wf, srcs, opts)
 }
 
-func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []ingest.Source, opts ingest.LoadOptions) error {
+func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []load.Source, opts load.Options) error {
 	w, err := openWriter(ctx, e, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
 	defer w.close()
 	start := time.Now()
-	stats := load(ctx, w, srcs, e.stderr, opts)
+	stats := loadSources(ctx, w, srcs, e.stderr, opts)
 	fmt.Fprintf(e.stdout, "%s in %s%s\n", stats, time.Since(start).Round(time.Millisecond), w.where())
 	if opts.Verbose {
 		// Re-running a load reads each narration's manifest entry; a full scan here means a
@@ -83,7 +83,7 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 		fs.Usage()
 		return usageError("validate: no PATH given")
 	}
-	srcs, err := ingest.ReadSources(e.stdin, fs.Args())
+	srcs, err := load.ReadSources(e.stdin, fs.Args())
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
@@ -93,7 +93,7 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 	}
 	defer st.Close()
 	if !*bare {
-		s := load(ctx, im, seedSources(), e.stderr, ingest.LoadOptions{})
+		s := loadSources(ctx, im, seedSources(), e.stderr, load.Options{})
 		if err := s.Interrupted("validate"); err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 			return fmt.Errorf("validate: the embedded seeds are invalid")
 		}
 	}
-	stats := load(ctx, im, srcs, e.stderr, ingest.LoadOptions{})
+	stats := loadSources(ctx, im, srcs, e.stderr, load.Options{})
 	if err := stats.Interrupted("validate"); err != nil {
 		return err
 	}

@@ -3,14 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 // cli runs the real entry point with args and the given environment and stdin.
@@ -215,29 +215,19 @@ func write(t *testing.T, path, data string) {
 	}
 }
 
-// freeAddr returns a loopback address with a port free at the time of the call.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startServer runs `athar serve` through run and waits until /healthz answers.
 func startServer(t *testing.T, env map[string]string) (base string, stop func()) {
 	t.Helper()
-	addr := freeAddr(t)
-	env["ATHAR_ADDR"] = addr
+	env["ATHAR_ADDR"] = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var errb syncBuffer
+	exited := make(chan struct{})
+	var runErr error
+	var errb testsupport.Buffer
 	go func() {
-		done <- run(ctx, []string{"athar", "serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errb)
+		runErr = run(ctx, []string{"athar", "serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errb)
+		close(exited)
 	}()
-	base = "http://" + addr
+	base = "http://" + testsupport.Listening(t, &errb, exited)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(base + "/healthz")
@@ -248,8 +238,8 @@ func startServer(t *testing.T, env map[string]string) (base string, stop func())
 			}
 		}
 		select {
-		case err := <-done:
-			t.Fatalf("serve exited early: %v\n%s", err, errb.String())
+		case <-exited:
+			t.Fatalf("serve exited early: %v\n%s", runErr, errb.String())
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -260,8 +250,9 @@ func startServer(t *testing.T, env map[string]string) (base string, stop func())
 	}
 	return base, func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, errb.String())
+		<-exited
+		if runErr != nil {
+			t.Errorf("serve: %v\n%s", runErr, errb.String())
 		}
 	}
 }
@@ -291,21 +282,4 @@ func TestServeSeedsAnEmptyStore(t *testing.T) {
 	if out := mustCLI(t, env, "export").stdout; !strings.Contains(out, "narration/ahmad-208") {
 		t.Fatal("serve on an empty store did not load the seeds")
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

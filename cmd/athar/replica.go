@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/ingest/load"
 	"github.com/athar-hadith/athar/internal/pglog"
 	"github.com/athar-hadith/athar/internal/replica"
 	"github.com/athar-hadith/athar/schema"
@@ -69,7 +69,6 @@ func replicaName(d *databaseFlags) string {
 func replicaConfig(d *databaseFlags, st athar.Store, gauge func(string, float64), logger *slog.Logger, subs ...ingest.Subscriber) replica.Config {
 	return replica.Config{
 		Store: st, Vocab: schema.Vocabulary(), Name: replicaName(d), Logger: logger,
-		ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads,
 		PollInterval: d.poll, Gauge: gauge, Subscribers: subs,
 	}
 }
@@ -97,7 +96,7 @@ func seedLog(ctx context.Context, rep *replica.Replica, e env) (bool, error) {
 		return false, err
 	}
 	defer mem.Close()
-	docs, ids, err := ingest.CheckAll(ctx, im, seedSources())
+	docs, ids, err := load.CheckAll(ctx, im, seedSources())
 	if err != nil {
 		return false, fmt.Errorf("the embedded seeds were refused: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/httpserver"
 	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/ingest/load"
 	"github.com/athar-hadith/athar/internal/metrics"
 	"github.com/athar-hadith/athar/internal/replica"
 	"github.com/athar-hadith/athar/internal/search"
@@ -75,7 +76,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		return err
 	}
 	if len(narrations) == 0 && rep == nil {
-		stats := load(ctx, im, seedSources(), e.stderr, ingest.LoadOptions{})
+		stats := loadSources(ctx, im, seedSources(), e.stderr, load.Options{})
 		if err := stats.Interrupted("serve: loading the seeds"); err != nil {
 			return err
 		}
@@ -93,7 +94,6 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		GraphQL:     gql,
 		Store:       st,
 		Vocab:       schema.Vocabulary(),
-		NQuads:      cayleystore.WriteNQuadsSealed,
 		Pages:       web.Explorer(),
 		Logger:      logger,
 		Metrics:     m,

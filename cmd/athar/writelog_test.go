@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 const atiqIsAnEntity = "<https://w3id.org/athar/person/atiq> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
@@ -14,7 +16,7 @@ const atiqIsAnEntity = "<https://w3id.org/athar/person/atiq> <http://www.w3.org/
 // replicas and a replica rebuilt from the log alone export byte-identical graphs, and that
 // the command's change is in them: nothing writes to a replica's store behind the log.
 func TestWritingCommandsGoThroughTheLog(t *testing.T) {
-	db := testDatabase(t)
+	db := testsupport.Database(t)
 	dir := t.TempDir()
 	a, b := "bbolt:"+filepath.Join(dir, "a"), "bbolt:"+filepath.Join(dir, "b")
 	env := map[string]string{"ATHAR_DATABASE": db}

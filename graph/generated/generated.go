@@ -53,6 +53,7 @@ type ComplexityRoot struct {
 		Evidence  func(childComplexity int) int
 		ID        func(childComplexity int) int
 		Narration func(childComplexity int) int
+		Note      func(childComplexity int) int
 		Start     func(childComplexity int) int
 	}
 
@@ -62,12 +63,24 @@ type ComplexityRoot struct {
 		Position  func(childComplexity int) int
 	}
 
+	Chronology struct {
+		Placed   func(childComplexity int) int
+		Unplaced func(childComplexity int) int
+	}
+
+	ChronologyEntry struct {
+		After func(childComplexity int) int
+		Event func(childComplexity int) int
+		Rank  func(childComplexity int) int
+	}
+
 	Claim struct {
 		AttestationCount func(childComplexity int) int
 		Attestations     func(childComplexity int, first *int) int
 		ID               func(childComplexity int) int
 		Object           func(childComplexity int) int
 		Predicate        func(childComplexity int) int
+		RouteCount       func(childComplexity int) int
 		Subject          func(childComplexity int) int
 		Value            func(childComplexity int) int
 		Variants         func(childComplexity int, first *int) int
@@ -92,25 +105,29 @@ type ComplexityRoot struct {
 	}
 
 	Concept struct {
-		AcceptedBy     func(childComplexity int, first *int, after *string) int
-		AdvisedBy      func(childComplexity int, first *int, after *string) int
-		Aliases        func(childComplexity int) int
-		Arabic         func(childComplexity int) int
-		Causes         func(childComplexity int, first *int, after *string) int
-		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
-		Description    func(childComplexity int) int
-		FormerIds      func(childComplexity int) int
-		ID             func(childComplexity int) int
-		InclinedToBy   func(childComplexity int, first *int, after *string) int
-		MentionedIn    func(childComplexity int, first *int, after *string) int
-		Name           func(childComplexity int) int
-		NarrationCount func(childComplexity int) int
-		Narrations     func(childComplexity int, first *int) int
-		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
-		SubjectOf      func(childComplexity int, first *int, after *string) int
-		Type           func(childComplexity int) int
-		VersesRevealed func(childComplexity int, first *int, after *string) int
-		WeptOverBy     func(childComplexity int, first *int, after *string) int
+		AcceptedBy      func(childComplexity int, first *int, after *string) int
+		AdvisedBy       func(childComplexity int, first *int, after *string) int
+		Aliases         func(childComplexity int) int
+		Arabic          func(childComplexity int) int
+		Causes          func(childComplexity int, first *int, after *string) int
+		Claims          func(childComplexity int, predicate *string, first *int, after *string) int
+		Description     func(childComplexity int) int
+		FormerIds       func(childComplexity int) int
+		ID              func(childComplexity int) int
+		InclinedToBy    func(childComplexity int, first *int, after *string) int
+		MentionedIn     func(childComplexity int, first *int, after *string) int
+		Name            func(childComplexity int) int
+		NarrationCount  func(childComplexity int) int
+		Narrations      func(childComplexity int, first *int) int
+		NotInclinedToBy func(childComplexity int, first *int, after *string) int
+		ReasonFor       func(childComplexity int, first *int, after *string) int
+		ReasonGivenBy   func(childComplexity int, first *int, after *string) int
+		Reasons         func(childComplexity int, first *int, after *string) int
+		Relations       func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
+		SubjectOf       func(childComplexity int, first *int, after *string) int
+		Type            func(childComplexity int) int
+		VersesRevealed  func(childComplexity int, first *int, after *string) int
+		WeptOverBy      func(childComplexity int, first *int, after *string) int
 	}
 
 	Edge struct {
@@ -159,6 +176,7 @@ type ComplexityRoot struct {
 		Participants   func(childComplexity int, first *int, after *string) int
 		Parts          func(childComplexity int, first *int, after *string) int
 		Precedes       func(childComplexity int, first *int, after *string) int
+		Reasons        func(childComplexity int, first *int, after *string) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		RespondsTo     func(childComplexity int, first *int, after *string) int
 		Responses      func(childComplexity int, first *int, after *string) int
@@ -176,6 +194,7 @@ type ComplexityRoot struct {
 		Grade        func(childComplexity int) int
 		Grader       func(childComplexity int) int
 		GraderName   func(childComplexity int) int
+		Narration    func(childComplexity int) int
 		Note         func(childComplexity int) int
 		Part         func(childComplexity int) int
 		Position     func(childComplexity int) int
@@ -189,6 +208,7 @@ type ComplexityRoot struct {
 		Accepts             func(childComplexity int, first *int, after *string) int
 		Aliases             func(childComplexity int) int
 		Arabic              func(childComplexity int) int
+		CapturedCount       func(childComplexity int, first *int, after *string) int
 		CapturedIn          func(childComplexity int, first *int, after *string) int
 		Claims              func(childComplexity int, predicate *string, first *int, after *string) int
 		ConsultedBy         func(childComplexity int, first *int, after *string) int
@@ -198,6 +218,7 @@ type ComplexityRoot struct {
 		FormerIds           func(childComplexity int) int
 		FoughtAgainst       func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
+		KilledCount         func(childComplexity int, first *int, after *string) int
 		KilledIn            func(childComplexity int, first *int, after *string) int
 		MemberCount         func(childComplexity int, first *int, after *string) int
 		MemberOf            func(childComplexity int, first *int, after *string) int
@@ -297,8 +318,10 @@ type ComplexityRoot struct {
 		DesertedBy          func(childComplexity int, first *int, after *string) int
 		DisagreedWithBy     func(childComplexity int, first *int, after *string) int
 		DisagreesWith       func(childComplexity int, first *int, after *string) int
+		DoesNotInclineTo    func(childComplexity int, first *int, after *string) int
 		FormerIds           func(childComplexity int) int
 		FoughtAgainst       func(childComplexity int, first *int, after *string) int
+		GivesReason         func(childComplexity int, first *int, after *string) int
 		ID                  func(childComplexity int) int
 		InclinedToBy        func(childComplexity int, first *int, after *string) int
 		InclinesTo          func(childComplexity int, first *int, after *string) int
@@ -311,6 +334,7 @@ type ComplexityRoot struct {
 		Narrates            func(childComplexity int, first *int, after *string) int
 		NarrationCount      func(childComplexity int) int
 		Narrations          func(childComplexity int, first *int) int
+		NotInclinedToBy     func(childComplexity int, first *int, after *string) int
 		Opponents           func(childComplexity int, first *int, after *string) int
 		ParticipatedIn      func(childComplexity int, first *int, after *string) int
 		ProposedExecutioner func(childComplexity int, first *int, after *string) int
@@ -361,11 +385,13 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Chronology    func(childComplexity int, first *int) int
 		Claim         func(childComplexity int, id string) int
-		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) int
+		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) int
 		CommonLink    func(childComplexity int, narrations []string) int
 		Entities      func(childComplexity int, typeArg *string, first *int, after *string) int
 		Entity        func(childComplexity int, id string) int
+		Gradings      func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) int
 		Narration     func(childComplexity int, id string) int
 		Neighbourhood func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string) int
 		Predicate     func(childComplexity int, name string) int
@@ -461,6 +487,7 @@ type ClaimResolver interface {
 
 	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
 
+	RouteCount(ctx context.Context, obj *model.Claim) (int, error)
 	Variants(ctx context.Context, obj *model.Claim, first *int) ([]*model.Claim, error)
 }
 type ConceptResolver interface {
@@ -472,6 +499,10 @@ type ConceptResolver interface {
 	SubjectOf(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	AdvisedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	InclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	NotInclinedToBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	ReasonGivenBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	ReasonFor(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
+	Reasons(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	AcceptedBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	WeptOverBy(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
 	VersesRevealed(ctx context.Context, obj *model.Concept, first *int, after *string) (*model.RelationConnection, error)
@@ -505,6 +536,7 @@ type EventResolver interface {
 	Injured(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	KilledCount(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	CapturedCount(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
+	Reasons(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	WeptOverBy(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	Supplicant(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 	VersesRevealed(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
@@ -512,6 +544,8 @@ type EventResolver interface {
 	MentionedIn(ctx context.Context, obj *model.Event, first *int, after *string) (*model.RelationConnection, error)
 }
 type GradingResolver interface {
+	Narration(ctx context.Context, obj *model.Grading) (*model.Narration, error)
+
 	Grader(ctx context.Context, obj *model.Grading) (*model.Person, error)
 	GraderName(ctx context.Context, obj *model.Grading) (string, error)
 }
@@ -532,6 +566,8 @@ type GroupResolver interface {
 	FoughtAgainst(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	Opponents(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	Deserted(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
+	KilledCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
+	CapturedCount(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	ConsultedBy(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	ProposedExecutioner(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
 	Accepts(ctx context.Context, obj *model.Group, first *int, after *string) (*model.RelationConnection, error)
@@ -587,6 +623,9 @@ type PersonResolver interface {
 	DisagreedWithBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	InclinesTo(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	InclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
+	DoesNotInclineTo(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
+	NotInclinedToBy(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
+	GivesReason(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Accepts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	WeepsOver(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
 	Comforts(ctx context.Context, obj *model.Person, first *int, after *string) (*model.RelationConnection, error)
@@ -616,16 +655,18 @@ type QueryResolver interface {
 	Search(ctx context.Context, text string, first *int) ([]model.Entity, error)
 	Verse(ctx context.Context, ref string) (*model.Verse, error)
 	Narration(ctx context.Context, id string) (*model.Narration, error)
-	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string) (*model.ClaimConnection, error)
+	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error)
 	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
+	Chronology(ctx context.Context, first *int) (*model.Chronology, error)
 	Predicates(ctx context.Context) ([]*model.Predicate, error)
 	Predicate(ctx context.Context, name string) (*model.Predicate, error)
 	Claim(ctx context.Context, id string) (*model.Claim, error)
 	Entities(ctx context.Context, typeArg *string, first *int, after *string) (*model.EntityConnection, error)
 	Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error)
 	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
+	Gradings(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) ([]*model.Grading, error)
 }
 type RelationResolver interface {
 	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
@@ -688,6 +729,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Attestation.Narration(childComplexity), true
+	case "Attestation.note":
+		if e.ComplexityRoot.Attestation.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Note(childComplexity), true
 	case "Attestation.start":
 		if e.ComplexityRoot.Attestation.Start == nil {
 			break
@@ -713,6 +760,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChainPosition.Position(childComplexity), true
+
+	case "Chronology.placed":
+		if e.ComplexityRoot.Chronology.Placed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chronology.Placed(childComplexity), true
+	case "Chronology.unplaced":
+		if e.ComplexityRoot.Chronology.Unplaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chronology.Unplaced(childComplexity), true
+
+	case "ChronologyEntry.after":
+		if e.ComplexityRoot.ChronologyEntry.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChronologyEntry.After(childComplexity), true
+	case "ChronologyEntry.event":
+		if e.ComplexityRoot.ChronologyEntry.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChronologyEntry.Event(childComplexity), true
+	case "ChronologyEntry.rank":
+		if e.ComplexityRoot.ChronologyEntry.Rank == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChronologyEntry.Rank(childComplexity), true
 
 	case "Claim.attestationCount":
 		if e.ComplexityRoot.Claim.AttestationCount == nil {
@@ -749,6 +828,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Claim.Predicate(childComplexity), true
+	case "Claim.routeCount":
+		if e.ComplexityRoot.Claim.RouteCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Claim.RouteCount(childComplexity), true
 	case "Claim.subject":
 		if e.ComplexityRoot.Claim.Subject == nil {
 			break
@@ -949,6 +1034,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Concept.Narrations(childComplexity, args["first"].(*int)), true
+	case "Concept.notInclinedToBy":
+		if e.ComplexityRoot.Concept.NotInclinedToBy == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_notInclinedToBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.NotInclinedToBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Concept.reasonFor":
+		if e.ComplexityRoot.Concept.ReasonFor == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_reasonFor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.ReasonFor(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Concept.reasonGivenBy":
+		if e.ComplexityRoot.Concept.ReasonGivenBy == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_reasonGivenBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.ReasonGivenBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Concept.reasons":
+		if e.ComplexityRoot.Concept.Reasons == nil {
+			break
+		}
+
+		args, err := ec.field_Concept_reasons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Concept.Reasons(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Concept.relations":
 		if e.ComplexityRoot.Concept.Relations == nil {
 			break
@@ -1309,6 +1438,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Event.Precedes(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Event.reasons":
+		if e.ComplexityRoot.Event.Reasons == nil {
+			break
+		}
+
+		args, err := ec.field_Event_reasons_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Event.Reasons(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Event.relations":
 		if e.ComplexityRoot.Event.Relations == nil {
 			break
@@ -1444,6 +1584,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Grading.GraderName(childComplexity), true
+	case "Grading.narration":
+		if e.ComplexityRoot.Grading.Narration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Grading.Narration(childComplexity), true
 	case "Grading.note":
 		if e.ComplexityRoot.Grading.Note == nil {
 			break
@@ -1510,6 +1656,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Arabic(childComplexity), true
+	case "Group.capturedCount":
+		if e.ComplexityRoot.Group.CapturedCount == nil {
+			break
+		}
+
+		args, err := ec.field_Group_capturedCount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.CapturedCount(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Group.capturedIn":
 		if e.ComplexityRoot.Group.CapturedIn == nil {
 			break
@@ -1594,6 +1751,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.ID(childComplexity), true
+	case "Group.killedCount":
+		if e.ComplexityRoot.Group.KilledCount == nil {
+			break
+		}
+
+		args, err := ec.field_Group_killedCount_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.KilledCount(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Group.killedIn":
 		if e.ComplexityRoot.Group.KilledIn == nil {
 			break
@@ -2259,6 +2427,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.DisagreesWith(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.doesNotInclineTo":
+		if e.ComplexityRoot.Person.DoesNotInclineTo == nil {
+			break
+		}
+
+		args, err := ec.field_Person_doesNotInclineTo_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.DoesNotInclineTo(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.formerIds":
 		if e.ComplexityRoot.Person.FormerIds == nil {
 			break
@@ -2276,6 +2455,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.FoughtAgainst(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Person.givesReason":
+		if e.ComplexityRoot.Person.GivesReason == nil {
+			break
+		}
+
+		args, err := ec.field_Person_givesReason_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.GivesReason(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.id":
 		if e.ComplexityRoot.Person.ID == nil {
 			break
@@ -2393,6 +2583,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Person.Narrations(childComplexity, args["first"].(*int)), true
+	case "Person.notInclinedToBy":
+		if e.ComplexityRoot.Person.NotInclinedToBy == nil {
+			break
+		}
+
+		args, err := ec.field_Person_notInclinedToBy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Person.NotInclinedToBy(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Person.opponents":
 		if e.ComplexityRoot.Person.Opponents == nil {
 			break
@@ -2757,6 +2958,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Predicate.Symmetric(childComplexity), true
 
+	case "Query.chronology":
+		if e.ComplexityRoot.Query.Chronology == nil {
+			break
+		}
+
+		args, err := ec.field_Query_chronology_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Chronology(childComplexity, args["first"].(*int)), true
 	case "Query.claim":
 		if e.ComplexityRoot.Query.Claim == nil {
 			break
@@ -2778,7 +2990,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Claims(childComplexity, args["subject"].(*string), args["predicate"].(*string), args["object"].(*string), args["narration"].(*string), args["minAttestations"].(*int), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Claims(childComplexity, args["subject"].(*string), args["predicate"].(*string), args["object"].(*string), args["narration"].(*string), args["minAttestations"].(*int), args["first"].(*int), args["after"].(*string), args["minRoutes"].(*int)), true
 	case "Query.commonLink":
 		if e.ComplexityRoot.Query.CommonLink == nil {
 			break
@@ -2812,6 +3024,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Entity(childComplexity, args["id"].(string)), true
+	case "Query.gradings":
+		if e.ComplexityRoot.Query.Gradings == nil {
+			break
+		}
+
+		args, err := ec.field_Query_gradings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Gradings(childComplexity, args["grader"].(*string), args["graderName"].(*string), args["grade"].(*model.Grade), args["verdict"].(*string), args["scope"].(*model.GradingScope), args["first"].(*int)), true
 
 	case "Query.narration":
 		if e.ComplexityRoot.Query.Narration == nil {
@@ -3600,8 +3823,30 @@ type Parallel {
   variants: [Claim!]!
 }
 
+"The partial order of the events (Query.chronology)."
+type Chronology {
+  "The events the graph orders, by rank, then id."
+  placed: [ChronologyEntry!]!
+  "The events no relation or year orders against any other, by id: where they go is unknown."
+  unplaced: [Event!]!
+}
+
+"One placed event of the chronology."
+type ChronologyEntry {
+  event: Event!
+  """
+  The length of the longest chain of events the graph orders before it: 0 for the earliest.
+  The graph does not order events of one rank against each other.
+  """
+  rank: Int!
+  "The events the graph places directly before it, sorted by id."
+  after: [ID!]!
+}
+
 "A grader's verdict on a narration."
 type Grading {
+  "The narration graded."
+  narration: Narration!
   "1-based, in the document's order."
   position: Int!
   "The grader as a person of the graph, when the document names one by id."
@@ -3697,6 +3942,13 @@ type Claim {
   "The number of distinct narrations attesting it."
   attestationCount: Int!
   """
+  The number of independent routes among the narrations attesting it: narrations whose
+  routes of transmission share a person other than the source both report from are one
+  route (two reports through 'Ikrimah ibn 'Ammar are one); a narration recording no chain or
+  narrator is a route of its own. Defined in docs/linking.md, "Independent routes".
+  """
+  routeCount: Int!
+  """
   For a single-valued predicate (Predicate.single: counts, year, place, killedIn), the
   other claims with the same subject and predicate: the values other narrations give, each
   with its attestations. Never overwritten; empty for other predicates. At most first (0 to
@@ -3714,6 +3966,11 @@ type Attestation {
   "Offsets of that passage in narration.text, in Unicode code points; end is exclusive."
   start: Int
   end: Int
+  """
+  The document's remark on this claim (the claim's note), e.g. that the claim is entailed
+  rather than stated, or whose gloss the evidence is; null when it gives none.
+  """
+  note: String
 }
 
 """
@@ -3819,14 +4076,22 @@ type Predicate {
 type Query {
   "null when the graph does not define the id (any valid verse is always returned)."
   entity(id: ID!): Entity
-  "Names, aliases and Arabic names; forgiving of ' ` + "`" + ` ʿ and case. At most 100."
+  """
+  Names, aliases and Arabic names; forgiving of ' ` + "`" + ` ʿ, case and diacritics. When fewer than
+  first match so, common transliteration variants follow (o/u, e/i, ee/i, oo/u, doubled
+  letters, -ah/-a, the article al-/as-/ash-/ad-..., ibn/bin/b., Abdul/'Abd al-): "Omar"
+  finds 'Umar. At most 100.
+  """
   search(text: String!, first: Int = 20): [Entity!]!
   "A verse by reference, e.g. 8:67; INVALID_ARGUMENT for a verse that does not exist."
   verse(ref: String!): Verse
   narration(id: ID!): Narration
-  "Claims matching every filter given; minAttestations counts distinct narrations."
+  """
+  Claims matching every filter given; minAttestations counts distinct narrations, minRoutes
+  independent routes (Claim.routeCount).
+  """
   claims(subject: ID, predicate: String, object: ID, narration: ID,
-         minAttestations: Int, first: Int = 50, after: String): ClaimConnection!
+         minAttestations: Int, first: Int = 50, after: String, minRoutes: Int): ClaimConnection!
   "The entity and everything within depth steps (0 to 3), following edges both ways."
   neighbourhood(id: ID!, depth: Int = 1, predicates: [String!], excludePredicates: [String!]): Subgraph!
   """
@@ -3842,6 +4107,14 @@ type Query {
   relations do not order come by year, then id. The first first of them (0 to 1000).
   """
   timeline(first: Int = 200): [Event!]!
+  """
+  The order the graph gives the events, and no more (timeline, by contrast, places every
+  event, breaking ties by year and id). placed: the events some relation (precedes, partOf,
+  causes, respondsTo) or year orders against another, by rank then id, each with the events
+  directly before it; unplaced: the events nothing orders, by id -- never guessed into the
+  sequence. At most first of each (0 to 1000).
+  """
+  chronology(first: Int = 200): Chronology!
   "The vocabulary, in the order of its source file."
   predicates: [Predicate!]!
   predicate(name: String!): Predicate
@@ -3861,6 +4134,15 @@ type Query {
   that records no chain or narrator.
   """
   commonLink(narrations: [ID!]!): CommonLink
+  """
+  Every narration's gradings that match every filter given, by narration id then position:
+  grader (a person id; a merged id names the person kept), graderName (the name as written,
+  or the person's name or one of their aliases; case, apostrophes and diacritics forgiven), grade (the verdict
+  normalised), verdict (the verdict as stated, forgiving case) and scope. "Everything
+  al-Albani graded sahih" is gradings(grader: "person:al-albani", grade: SAHIH). It reads
+  every narration, so it costs as a scan (docs/limits.md). At most first (0 to 1000).
+  """
+  gradings(grader: ID, graderName: String, grade: Grade, verdict: String, scope: GradingScope, first: Int = 100): [Grading!]!
 }
 
 """
@@ -3965,6 +4247,12 @@ extend type Person {
   inclinesTo(first: Int = 50, after: String): RelationConnection!
   """inclinedToBy (inverse of inclinesTo, this person as the object): The subject favoured the object's view or the course of action."""
   inclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """doesNotInclineTo: The subject did not favour the object's view or the course of action, as the narration states it (e.g. "he did not incline towards what I said")."""
+  doesNotInclineTo(first: Int = 50, after: String): RelationConnection!
+  """notInclinedToBy (inverse of doesNotInclineTo, this person as the object): The subject did not favour the object's view or the course of action, as the narration states it (e.g. "he did not incline towards what I said")."""
+  notInclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """givesReason: The subject stated the object as a reason for a view or course of action; the reason's reasonFor says which. A stated reason is a concept of its own (a reason node), so that it carries its own evidence."""
+  givesReason(first: Int = 50, after: String): RelationConnection!
   """accepts: The subject took up the course of action."""
   accepts(first: Int = 50, after: String): RelationConnection!
   """weepsOver: The subject wept because of the object."""
@@ -4020,6 +4308,10 @@ extend type Group {
   opponents(first: Int = 50, after: String): RelationConnection!
   """deserted: The subject left the object alone (e.g. in battle)."""
   deserted(first: Int = 50, after: String): RelationConnection!
+  """killedCount: How many were killed. On a group (one side at one event, e.g. the mushrikeen at Badr), how many of that group; on an event, how many in all. A narration that counts one side puts the count on that side's group, so that counts of different sides are never variants of each other. (values; variants from different narrations are all given)"""
+  killedCount(first: Int = 50, after: String): RelationConnection!
+  """capturedCount: How many were taken captive. On a group, how many of that group; on an event, how many in all (as killedCount). (values; variants from different narrations are all given)"""
+  capturedCount(first: Int = 50, after: String): RelationConnection!
   """consultedBy (inverse of consults, this group as the object): The subject asked the object for advice."""
   consultedBy(first: Int = 50, after: String): RelationConnection!
   """proposedExecutioner (inverse of proposedToExecute, this group as the object): In advice given, the subject was to put the object to death."""
@@ -4071,10 +4363,12 @@ extend type Event {
   defeated(first: Int = 50, after: String): RelationConnection!
   """injured (inverse of injuredIn, this event as the object): The subject was wounded in the event."""
   injured(first: Int = 50, after: String): RelationConnection!
-  """killedCount: How many were killed in the event (on the side the narration counts). (values; variants from different narrations are all given)"""
+  """killedCount: How many were killed. On a group (one side at one event, e.g. the mushrikeen at Badr), how many of that group; on an event, how many in all. A narration that counts one side puts the count on that side's group, so that counts of different sides are never variants of each other. (values; variants from different narrations are all given)"""
   killedCount(first: Int = 50, after: String): RelationConnection!
-  """capturedCount: How many were taken captive in the event. (values; variants from different narrations are all given)"""
+  """capturedCount: How many were taken captive. On a group, how many of that group; on an event, how many in all (as killedCount). (values; variants from different narrations are all given)"""
   capturedCount(first: Int = 50, after: String): RelationConnection!
+  """reasons (inverse of reasonFor, this event as the object): The subject is a reason stated for the object (a course of action or a decision), by whoever givesReason it."""
+  reasons(first: Int = 50, after: String): RelationConnection!
   """weptOverBy (inverse of weepsOver, this event as the object): The subject wept because of the object."""
   weptOverBy(first: Int = 50, after: String): RelationConnection!
   """supplicant (inverse of supplicates, this event as the object): The subject made the supplication (the object is the supplication event)."""
@@ -4105,6 +4399,14 @@ extend type Concept {
   advisedBy(first: Int = 50, after: String): RelationConnection!
   """inclinedToBy (inverse of inclinesTo, this concept as the object): The subject favoured the object's view or the course of action."""
   inclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """notInclinedToBy (inverse of doesNotInclineTo, this concept as the object): The subject did not favour the object's view or the course of action, as the narration states it (e.g. "he did not incline towards what I said")."""
+  notInclinedToBy(first: Int = 50, after: String): RelationConnection!
+  """reasonGivenBy (inverse of givesReason, this concept as the object): The subject stated the object as a reason for a view or course of action; the reason's reasonFor says which. A stated reason is a concept of its own (a reason node), so that it carries its own evidence."""
+  reasonGivenBy(first: Int = 50, after: String): RelationConnection!
+  """reasonFor: The subject is a reason stated for the object (a course of action or a decision), by whoever givesReason it."""
+  reasonFor(first: Int = 50, after: String): RelationConnection!
+  """reasons (inverse of reasonFor, this concept as the object): The subject is a reason stated for the object (a course of action or a decision), by whoever givesReason it."""
+  reasons(first: Int = 50, after: String): RelationConnection!
   """acceptedBy (inverse of accepts, this concept as the object): The subject took up the course of action."""
   acceptedBy(first: Int = 50, after: String): RelationConnection!
   """weptOverBy (inverse of weepsOver, this concept as the object): The subject wept because of the object."""
@@ -4156,6 +4458,8 @@ func (ec *executionContext) childFields_Attestation(ctx context.Context, field g
 		return ec.fieldContext_Attestation_start(ctx, field)
 	case "end":
 		return ec.fieldContext_Attestation_end(ctx, field)
+	case "note":
+		return ec.fieldContext_Attestation_note(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Attestation", field.Name)
 }
@@ -4170,6 +4474,28 @@ func (ec *executionContext) childFields_ChainPosition(ctx context.Context, field
 		return ec.fieldContext_ChainPosition_branch(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChainPosition", field.Name)
+}
+
+func (ec *executionContext) childFields_Chronology(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "placed":
+		return ec.fieldContext_Chronology_placed(ctx, field)
+	case "unplaced":
+		return ec.fieldContext_Chronology_unplaced(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Chronology", field.Name)
+}
+
+func (ec *executionContext) childFields_ChronologyEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "event":
+		return ec.fieldContext_ChronologyEntry_event(ctx, field)
+	case "rank":
+		return ec.fieldContext_ChronologyEntry_rank(ctx, field)
+	case "after":
+		return ec.fieldContext_ChronologyEntry_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChronologyEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4188,6 +4514,8 @@ func (ec *executionContext) childFields_Claim(ctx context.Context, field graphql
 		return ec.fieldContext_Claim_attestations(ctx, field)
 	case "attestationCount":
 		return ec.fieldContext_Claim_attestationCount(ctx, field)
+	case "routeCount":
+		return ec.fieldContext_Claim_routeCount(ctx, field)
 	case "variants":
 		return ec.fieldContext_Claim_variants(ctx, field)
 	}
@@ -4334,6 +4662,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 		return ec.fieldContext_Event_killedCount(ctx, field)
 	case "capturedCount":
 		return ec.fieldContext_Event_capturedCount(ctx, field)
+	case "reasons":
+		return ec.fieldContext_Event_reasons(ctx, field)
 	case "weptOverBy":
 		return ec.fieldContext_Event_weptOverBy(ctx, field)
 	case "supplicant":
@@ -4350,6 +4680,8 @@ func (ec *executionContext) childFields_Event(ctx context.Context, field graphql
 
 func (ec *executionContext) childFields_Grading(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "narration":
+		return ec.fieldContext_Grading_narration(ctx, field)
 	case "position":
 		return ec.fieldContext_Grading_position(ctx, field)
 	case "grader":
@@ -4558,6 +4890,12 @@ func (ec *executionContext) childFields_Person(ctx context.Context, field graphq
 		return ec.fieldContext_Person_inclinesTo(ctx, field)
 	case "inclinedToBy":
 		return ec.fieldContext_Person_inclinedToBy(ctx, field)
+	case "doesNotInclineTo":
+		return ec.fieldContext_Person_doesNotInclineTo(ctx, field)
+	case "notInclinedToBy":
+		return ec.fieldContext_Person_notInclinedToBy(ctx, field)
+	case "givesReason":
+		return ec.fieldContext_Person_givesReason(ctx, field)
 	case "accepts":
 		return ec.fieldContext_Person_accepts(ctx, field)
 	case "weepsOver":
@@ -5051,6 +5389,94 @@ func (ec *executionContext) field_Concept_narrations_args(ctx context.Context, r
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_notInclinedToBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_reasonFor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_reasonGivenBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Concept_reasons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -5554,6 +5980,28 @@ func (ec *executionContext) field_Event_precedes_args(ctx context.Context, rawAr
 	return args, nil
 }
 
+func (ec *executionContext) field_Event_reasons_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Event_relations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5812,6 +6260,28 @@ func (ec *executionContext) field_Group_accepts_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Group_capturedCount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Group_capturedIn_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5931,6 +6401,28 @@ func (ec *executionContext) field_Group_deserted_args(ctx context.Context, rawAr
 }
 
 func (ec *executionContext) field_Group_foughtAgainst_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Group_killedCount_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -6804,7 +7296,51 @@ func (ec *executionContext) field_Person_disagreesWith_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Person_doesNotInclineTo_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Person_foughtAgainst_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_givesReason_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
@@ -7005,6 +7541,28 @@ func (ec *executionContext) field_Person_narrations_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["first"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Person_notInclinedToBy_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -7552,6 +8110,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_chronology_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_claim_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -7625,6 +8197,14 @@ func (ec *executionContext) field_Query_claims_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "minRoutes",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["minRoutes"] = arg7
 	return args, nil
 }
 
@@ -7683,6 +8263,60 @@ func (ec *executionContext) field_Query_entity_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_gradings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "grader",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grader"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "graderName",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["graderName"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "grade",
+		func(ctx context.Context, v any) (*model.Grade, error) {
+			return ec.unmarshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "verdict",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["verdict"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "scope",
+		func(ctx context.Context, v any) (*model.GradingScope, error) {
+			return ec.unmarshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["scope"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
 	return args, nil
 }
 
@@ -8268,6 +8902,29 @@ func (ec *executionContext) fieldContext_Attestation_end(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Attestation", field, true, false, "Int")
 }
 
+func (ec *executionContext) _Attestation_note(ctx context.Context, field graphql.CollectedField, obj *model.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, true, false, "String")
+}
+
 func (ec *executionContext) _ChainPosition_narration(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8353,6 +9010,148 @@ func (ec *executionContext) fieldContext_ChainPosition_branch(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Chronology_placed(ctx context.Context, field graphql.CollectedField, obj *model.Chronology) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chronology_placed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Placed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ChronologyEntry) graphql.Marshaler {
+			return ec.marshalNChronologyEntry2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chronology_placed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Chronology",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChronologyEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Chronology_unplaced(ctx context.Context, field graphql.CollectedField, obj *model.Chronology) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chronology_unplaced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Unplaced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chronology_unplaced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Chronology",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChronologyEntry_event(ctx context.Context, field graphql.CollectedField, obj *model.ChronologyEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChronologyEntry_event(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Event, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChronologyEntry_event(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChronologyEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Event(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChronologyEntry_rank(ctx context.Context, field graphql.CollectedField, obj *model.ChronologyEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChronologyEntry_rank(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rank, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChronologyEntry_rank(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChronologyEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ChronologyEntry_after(ctx context.Context, field graphql.CollectedField, obj *model.ChronologyEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChronologyEntry_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChronologyEntry_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChronologyEntry", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Claim_id(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
@@ -8553,6 +9352,29 @@ func (ec *executionContext) _Claim_attestationCount(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Claim_attestationCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Claim", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Claim_routeCount(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Claim_routeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Claim().RouteCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Claim_routeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Claim", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Claim_variants(ctx context.Context, field graphql.CollectedField, obj *model.Claim) (ret graphql.Marshaler) {
@@ -9355,6 +10177,182 @@ func (ec *executionContext) fieldContext_Concept_inclinedToBy(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Concept_inclinedToBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_notInclinedToBy(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_notInclinedToBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().NotInclinedToBy(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_notInclinedToBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_notInclinedToBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_reasonGivenBy(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_reasonGivenBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().ReasonGivenBy(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_reasonGivenBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_reasonGivenBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_reasonFor(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_reasonFor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().ReasonFor(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_reasonFor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_reasonFor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Concept_reasons(ctx context.Context, field graphql.CollectedField, obj *model.Concept) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Concept_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Concept().Reasons(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Concept_reasons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Concept",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Concept_reasons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11031,6 +12029,50 @@ func (ec *executionContext) fieldContext_Event_capturedCount(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Event_reasons(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Event_reasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Event().Reasons(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Event_reasons(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Event",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Event_reasons_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Event_weptOverBy(ctx context.Context, field graphql.CollectedField, obj *model.Event) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11247,6 +12289,38 @@ func (ec *executionContext) fieldContext_Event_mentionedIn(ctx context.Context, 
 	if fc.Args, err = ec.field_Event_mentionedIn_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Grading_narration(ctx context.Context, field graphql.CollectedField, obj *model.Grading) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Grading_narration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Grading().Narration(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Grading_narration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Grading",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -12337,6 +13411,94 @@ func (ec *executionContext) fieldContext_Group_deserted(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Group_deserted_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Group_killedCount(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_killedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().KilledCount(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_killedCount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_killedCount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Group_capturedCount(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_capturedCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().CapturedCount(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_capturedCount(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_capturedCount_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15291,6 +16453,138 @@ func (ec *executionContext) fieldContext_Person_inclinedToBy(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Person_doesNotInclineTo(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_doesNotInclineTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().DoesNotInclineTo(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_doesNotInclineTo(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_doesNotInclineTo_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_notInclinedToBy(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_notInclinedToBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().NotInclinedToBy(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_notInclinedToBy(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_notInclinedToBy_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Person_givesReason(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Person_givesReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Person().GivesReason(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RelationConnection) graphql.Marshaler {
+			return ec.marshalNRelationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐRelationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Person_givesReason(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Person",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RelationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Person_givesReason_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Person_accepts(ctx context.Context, field graphql.CollectedField, obj *model.Person) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16748,7 +18042,7 @@ func (ec *executionContext) _Query_claims(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Claims(ctx, fc.Args["subject"].(*string), fc.Args["predicate"].(*string), fc.Args["object"].(*string), fc.Args["narration"].(*string), fc.Args["minAttestations"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Claims(ctx, fc.Args["subject"].(*string), fc.Args["predicate"].(*string), fc.Args["object"].(*string), fc.Args["narration"].(*string), fc.Args["minAttestations"].(*int), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["minRoutes"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ClaimConnection) graphql.Marshaler {
@@ -16908,6 +18202,50 @@ func (ec *executionContext) fieldContext_Query_timeline(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_timeline_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_chronology(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chronology(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Chronology(ctx, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Chronology) graphql.Marshaler {
+			return ec.marshalNChronology2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronology(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chronology(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Chronology(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_chronology_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17160,6 +18498,50 @@ func (ec *executionContext) fieldContext_Query_commonLink(ctx context.Context, f
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_commonLink_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_gradings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_gradings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Gradings(ctx, fc.Args["grader"].(*string), fc.Args["graderName"].(*string), fc.Args["grade"].(*model.Grade), fc.Args["verdict"].(*string), fc.Args["scope"].(*model.GradingScope), fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
+			return ec.marshalNGrading2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_gradings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Grading(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_gradings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19819,6 +21201,11 @@ func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "note":
+			out.Values[i] = ec._Attestation_note(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -19859,6 +21246,87 @@ func (ec *executionContext) _ChainPosition(ctx context.Context, sel ast.Selectio
 			}
 		case "branch":
 			out.Values[i] = ec._ChainPosition_branch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var chronologyImplementors = []string{"Chronology"}
+
+func (ec *executionContext) _Chronology(ctx context.Context, sel ast.SelectionSet, obj *model.Chronology) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chronologyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Chronology")
+		case "placed":
+			out.Values[i] = ec._Chronology_placed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unplaced":
+			out.Values[i] = ec._Chronology_unplaced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var chronologyEntryImplementors = []string{"ChronologyEntry"}
+
+func (ec *executionContext) _ChronologyEntry(ctx context.Context, sel ast.SelectionSet, obj *model.ChronologyEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chronologyEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChronologyEntry")
+		case "event":
+			out.Values[i] = ec._ChronologyEntry_event(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rank":
+			out.Values[i] = ec._ChronologyEntry_rank(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "after":
+			out.Values[i] = ec._ChronologyEntry_after(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -19927,6 +21395,12 @@ func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "routeCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Claim_routeCount(ctx, field, obj)
+				})
 		case "variants":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20172,6 +21646,30 @@ func (ec *executionContext) _Concept(ctx context.Context, sel ast.SelectionSet, 
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Concept_inclinedToBy(ctx, field, obj)
+				})
+		case "notInclinedToBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_notInclinedToBy(ctx, field, obj)
+				})
+		case "reasonGivenBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_reasonGivenBy(ctx, field, obj)
+				})
+		case "reasonFor":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_reasonFor(ctx, field, obj)
+				})
+		case "reasons":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Concept_reasons(ctx, field, obj)
 				})
 		case "acceptedBy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -20544,6 +22042,12 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Event_capturedCount(ctx, field, obj)
 				})
+		case "reasons":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Event_reasons(ctx, field, obj)
+				})
 		case "weptOverBy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -20602,6 +22106,12 @@ func (ec *executionContext) _Grading(ctx context.Context, sel ast.SelectionSet, 
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Grading")
+		case "narration":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Grading_narration(ctx, field, obj)
+				})
 		case "position":
 			out.Values[i] = ec._Grading_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -20812,6 +22322,18 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_deserted(ctx, field, obj)
+				})
+		case "killedCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_killedCount(ctx, field, obj)
+				})
+		case "capturedCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_capturedCount(ctx, field, obj)
 				})
 		case "consultedBy":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -21492,6 +23014,24 @@ func (ec *executionContext) _Person(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Person_inclinedToBy(ctx, field, obj)
 				})
+		case "doesNotInclineTo":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_doesNotInclineTo(ctx, field, obj)
+				})
+		case "notInclinedToBy":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_notInclinedToBy(ctx, field, obj)
+				})
+		case "givesReason":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Person_givesReason(ctx, field, obj)
+				})
 		case "accepts":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -21838,6 +23378,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_timeline(ctx, field)
 				})
+		case "chronology":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_chronology(ctx, field)
+				})
 		case "predicates":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -21873,6 +23419,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_commonLink(ctx, field)
+				})
+		case "gradings":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_gradings(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
@@ -22788,6 +24340,38 @@ func (ec *executionContext) marshalNChainPosition2ᚖgithubᚗcomᚋatharᚑhadi
 	return ec._ChainPosition(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNChronology2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronology(ctx context.Context, sel ast.SelectionSet, v *model.Chronology) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Chronology!")
+		return graphql.Null
+	}
+	return ec._Chronology(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChronologyEntry2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ChronologyEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChronologyEntry2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChronologyEntry2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChronologyEntry(ctx context.Context, sel ast.SelectionSet, v *model.ChronologyEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ChronologyEntry!")
+		return graphql.Null
+	}
+	return ec._ChronologyEntry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNClaim2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaimᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Claim) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -23519,6 +25103,22 @@ func (ec *executionContext) unmarshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋa
 }
 
 func (ec *executionContext) marshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx context.Context, sel ast.SelectionSet, v *model.Grade) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, v any) (*model.GradingScope, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.GradingScope)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, sel ast.SelectionSet, v *model.GradingScope) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

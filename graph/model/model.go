@@ -165,7 +165,7 @@ func (n *Narration) FormerIds() []string { return []string{} }
 func (n *Narration) Gradings() []*Grading {
 	out := make([]*Grading, len(n.N.Gradings))
 	for i, g := range n.N.Gradings {
-		out[i] = &Grading{G: g}
+		out[i] = &Grading{G: g, Narration: n.N.ID}
 	}
 	return out
 }
@@ -191,7 +191,8 @@ func (n *Narration) References() []*Reference {
 // Grading is a GraphQL Grading. Its grader and graderName need the graph (the grader's
 // name when given by id) and are resolved in package graph.
 type Grading struct {
-	G athar.Grading
+	G         athar.Grading
+	Narration athar.ID // the narration graded
 }
 
 // Position is the grading's 1-based position in its document.
@@ -275,7 +276,7 @@ func First(first *int, def int) (int, error) {
 		return def, nil
 	}
 	if *first < 0 || *first > MaxList {
-		return 0, athar.Errorf(athar.Invalid, "first: %d is outside 0 to %d", *first, MaxList)
+		return 0, athar.E("", athar.Invalid, "first: %d is outside 0 to %d", *first, MaxList)
 	}
 	return *first, nil
 }
@@ -327,6 +328,9 @@ func (a *Attestation) End() *int {
 	}
 	return &a.A.End
 }
+
+// Note is the document's remark on the claim (its note field), nil when it gives none.
+func (a *Attestation) Note() *string { return optional(a.A.Note) }
 
 // Relation is a GraphQL Relation: one claim read from one of its ends.
 type Relation struct {

@@ -18,6 +18,24 @@ type ChainPosition struct {
 	Branch []*Person `json:"branch"`
 }
 
+// The partial order of the events (Query.chronology).
+type Chronology struct {
+	// The events the graph orders, by rank, then id.
+	Placed []*ChronologyEntry `json:"placed"`
+	// The events no relation or year orders against any other, by id: where they go is unknown.
+	Unplaced []*Event `json:"unplaced"`
+}
+
+// One placed event of the chronology.
+type ChronologyEntry struct {
+	Event *Event `json:"event"`
+	// The length of the longest chain of events the graph orders before it: 0 for the earliest.
+	// The graph does not order events of one rank against each other.
+	Rank int `json:"rank"`
+	// The events the graph places directly before it, sorted by id.
+	After []string `json:"after"`
+}
+
 type ClaimConnection struct {
 	Edges []*ClaimEdge `json:"edges"`
 	// The edges' nodes, for clients that do not need cursors.

@@ -184,13 +184,17 @@ func TestErrors(t *testing.T) {
 		{nil, "", ""},
 		{base, Internal, "internal error"},
 		{fmt.Errorf("load: %w", base), Internal, "internal error"},
-		{&Error{Code: Internal, Op: "apply", Err: base}, Internal, "internal error"},
-		{fmt.Errorf("x: %w", Errorf(NotFound, "no such narration")), NotFound, "no such narration"},
+		{E("apply", Internal, base), Internal, "internal error"},
+		{fmt.Errorf("x: %w", E("", NotFound, "no such narration")), NotFound, "no such narration"},
 		{&ValidationError{Document: "d.yaml", Problems: []Problem{{Path: "claims[0].subject", Line: 3, Msg: "missing"}}}, Invalid, "d.yaml:3: claims[0].subject: missing"},
 		// A context's error, however wrapped, is never INTERNAL and never a verdict.
 		{fmt.Errorf("read: %w", context.DeadlineExceeded), DeadlineExceeded, "stopped before it was done: the deadline passed (retry)"},
-		{&Error{Code: Internal, Op: "apply", Err: context.Canceled}, Cancelled, "stopped before it was done: cancelled"},
+		{E("apply", Internal, context.Canceled), Cancelled, "stopped before it was done: cancelled"},
 		{Stopped(expired(), "read"), DeadlineExceeded, "stopped before it was done: the deadline passed (retry)"},
+		// E records the operation, the cause and a formatted message, in that order.
+		{E("merge a into b", Invalid, "%s is a %s", "a", "place"), Invalid, "merge a into b: a is a place"},
+		{E("restore", Invalid, base, "bad arguments"), Invalid, "restore: bad arguments: disk on fire"},
+		{E("store", Unavailable, base), Unavailable, "store: disk on fire"},
 	}
 	for _, c := range cases {
 		if got := ErrorCode(c.err); got != c.code {

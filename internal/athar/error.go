@@ -48,7 +48,7 @@ func Stopped(ctx context.Context, op string) error {
 	if err == nil {
 		return nil
 	}
-	return &Error{Code: contextCode(err), Op: op, Msg: "stopped before it was done", Err: err}
+	return E(op, contextCode(err), err, "stopped before it was done")
 }
 
 // contextCode returns DeadlineExceeded or Cancelled for an error wrapping a context's
@@ -90,9 +90,33 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Errorf returns an *Error with the given code and formatted user message.
-func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+// E is the one way to build an *Error: op names the operation that failed (e.g. "delete
+// narration:x"), code says what kind of failure it is, and args say what went wrong. args
+// are an optional cause (an error, first) and then an optional message: a format string and
+// its arguments, as for fmt.Sprintf. For example:
+//
+//	E("merge", Invalid, "keep and remove are the same id")
+//	E("store", Unavailable, err)
+//	E("restore", Invalid, err, "bad arguments")
+//
+// op is empty only where the caller's caller names the operation (a GraphQL field's error
+// carries its path).
+func E(op string, code Code, args ...any) *Error {
+	e := &Error{Code: code, Op: op}
+	if len(args) > 0 {
+		if err, ok := args[0].(error); ok {
+			e.Err = err
+			args = args[1:]
+		}
+	}
+	if len(args) > 0 {
+		if format, ok := args[0].(string); ok {
+			e.Msg = fmt.Sprintf(format, args[1:]...)
+		} else {
+			e.Msg = fmt.Sprint(args...)
+		}
+	}
+	return e
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, DeadlineExceeded or

@@ -4,7 +4,7 @@ import "context"
 
 // Store is the graph as the rest of Athar sees it: domain values in, domain values out.
 // Implementations (internal/cayleystore) must pass the conformance suite in
-// internal/athar/storetest. Every method is safe for concurrent use; a read never sees half
+// internal/storetest. Every method is safe for concurrent use; a read never sees half
 // of an Apply.
 //
 // Entity names: several narrations may name the same entity. Name is the name given by the
@@ -71,7 +71,8 @@ type Store interface {
 	// either direction (each with its true source and target), sorted.
 	Edges(ctx context.Context, ids []ID) (map[ID][]Edge, error)
 
-	// Close releases the store. Using it afterwards is an error.
+	// Close releases the store. Using it afterwards is an error with code Unavailable (the
+	// server is shutting down; the request may succeed elsewhere).
 	Close() error
 }
 

@@ -98,7 +98,7 @@ func ReadNQuadsVerified(r io.Reader) (quads []athar.Quad, verified bool, err err
 	}
 	switch {
 	case sr.after:
-		return nil, false, athar.Errorf(athar.Invalid, "N-Quads: statements follow the trailer (%s): two exports joined, or a damaged file", excerpt(sr.trailer))
+		return nil, false, athar.E("N-Quads", athar.Invalid, "statements follow the trailer (%s): two exports joined, or a damaged file", excerpt(sr.trailer))
 	case sr.trailer == nil:
 		return quads, false, nil
 	}
@@ -117,11 +117,11 @@ func ReadNQuadsVerified(r io.Reader) (quads []athar.Quad, verified bool, err err
 		}
 	}
 	if n < 0 || len(sum) != sha256.Size*2 {
-		return nil, false, athar.Errorf(athar.Invalid, "N-Quads: malformed trailer %s: want %squads=N sha256=HEX", excerpt(sr.trailer), TrailerPrefix)
+		return nil, false, athar.E("N-Quads", athar.Invalid, "malformed trailer %s: want %squads=N sha256=HEX", excerpt(sr.trailer), TrailerPrefix)
 	}
 	got := hex.EncodeToString(sr.h.Sum(nil))
 	if n != len(quads) || !strings.EqualFold(sum, got) {
-		return nil, false, athar.Errorf(athar.Invalid, "N-Quads: the trailer promises %d quads with sha256 %s, but the statements before it are %d quads with sha256 %s: the file was cut or altered", n, sum, len(quads), got)
+		return nil, false, athar.E("N-Quads", athar.Invalid, "the trailer promises %d quads with sha256 %s, but the statements before it are %d quads with sha256 %s: the file was cut or altered", n, sum, len(quads), got)
 	}
 	return quads, true, nil
 }
@@ -139,13 +139,13 @@ func readNQuads(r io.Reader) ([]athar.Quad, error) {
 			return nil, cut.err
 		}
 		if err != nil {
-			return nil, athar.Errorf(athar.Invalid, "N-Quads statement %d: %s", line, parseError(err))
+			return nil, athar.E(fmt.Sprintf("N-Quads statement %d", line), athar.Invalid, "%s", parseError(err))
 		}
 		if _, ok := q.Subject.(quad.IRI); !ok {
-			return nil, athar.Errorf(athar.Invalid, "N-Quads statement %d: the subject must be an IRI (Athar stores no blank nodes)", line)
+			return nil, athar.E(fmt.Sprintf("N-Quads statement %d", line), athar.Invalid, "the subject must be an IRI (Athar stores no blank nodes)")
 		}
 		if _, ok := q.Label.(quad.IRI); !ok {
-			return nil, athar.Errorf(athar.Invalid, "N-Quads statement %d: every quad needs a graph label naming its narration", line)
+			return nil, athar.E(fmt.Sprintf("N-Quads statement %d", line), athar.Invalid, "every quad needs a graph label naming its narration")
 		}
 		out = append(out, fromQuad(q))
 	}

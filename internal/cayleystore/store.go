@@ -53,16 +53,16 @@ func Open(spec string, logger *slog.Logger) (*Store, error) {
 	switch kind {
 	case "memory":
 		if arg != "" {
-			return nil, athar.Errorf(athar.Invalid, "store %q: memory: takes no path", spec)
+			return nil, athar.E(fmt.Sprintf("store %q", spec), athar.Invalid, "memory: takes no path")
 		}
 		return &Store{qs: memstore.New(), nodes: newNodeCache(), man: newMemManifest()}, nil
 	case "bbolt":
 		if arg == "" {
-			return nil, athar.Errorf(athar.Invalid, "store %q: bbolt: needs a directory, e.g. bbolt:./data/athar", spec)
+			return nil, athar.E(fmt.Sprintf("store %q", spec), athar.Invalid, "bbolt: needs a directory, e.g. bbolt:./data/athar")
 		}
 		return openBolt(arg, logger)
 	default:
-		return nil, athar.Errorf(athar.Invalid, "store %q: expected bbolt:DIR or memory:", spec)
+		return nil, athar.E(fmt.Sprintf("store %q", spec), athar.Invalid, "expected bbolt:DIR or memory:")
 	}
 }
 
@@ -85,7 +85,7 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		lock.Close()
-		return nil, athar.Errorf(athar.Conflict, "open store %s: another athar process is using it (stop it first)", dir)
+		return nil, athar.E("open store "+dir, athar.Conflict, "another athar process is using it (stop it first)")
 	}
 	// Cayley's bbolt backend, over a bbolt file opened here (the file and options
 	// graph/kv/bbolt would use) so that the manifest can keep its buckets in it.
@@ -136,11 +136,16 @@ func (s *Store) Close() error {
 	return err
 }
 
+// errClosed is what every call on a closed store returns: Unavailable, because the store
+// closes as the server shuts down, and the same request may succeed on another replica or
+// once this one is back.
+var errClosed = athar.E("store", athar.Unavailable, "the store is closed (the server is shutting down)")
+
 func (s *Store) rlock() error {
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
-		return errors.New("store is closed")
+		return errClosed
 	}
 	return nil
 }
@@ -181,7 +186,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("store is closed")
+		return errClosed
 	}
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
 	change := newManifestChange(tx.Deltas)

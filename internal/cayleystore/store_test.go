@@ -11,7 +11,7 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/athar/storetest"
+	"github.com/athar-hadith/athar/internal/storetest"
 )
 
 func TestMemoryConformance(t *testing.T) {

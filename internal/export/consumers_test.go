@@ -80,7 +80,7 @@ func writeExports(t *testing.T, dir, name string, sg *export.Subgraph) {
 	t.Helper()
 	for _, f := range export.Formats() {
 		var buf bytes.Buffer
-		if err := export.Write(&buf, f, sg, writeNQuads); err != nil {
+		if err := export.Write(&buf, f, sg); err != nil {
 			t.Fatalf("%s as %s: %v", name, f, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name+export.Extension(f)), buf.Bytes(), 0o644); err != nil {

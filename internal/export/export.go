@@ -13,11 +13,11 @@
 package export
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
 )
 
 // The formats, by the names users give them.
@@ -33,7 +33,7 @@ type format struct {
 	name        string
 	contentType string
 	extension   string
-	write       func(io.Writer, *Subgraph) error // nil for nquads, which the caller supplies
+	write       func(io.Writer, *Subgraph) error
 }
 
 // formats is the registry, in the order Formats lists it. It is never modified.
@@ -42,7 +42,11 @@ var formats = []format{
 	{GraphML, "application/graphml+xml", ".graphml", WriteGraphML},
 	{GEXF, "application/gexf+xml", ".gexf", WriteGEXF},
 	{JSONLD, "application/ld+json", ".jsonld", WriteJSONLD},
-	{NQuads, "application/n-quads", ".nq", nil},
+	{NQuads, "application/n-quads", ".nq", writeNQuads},
+}
+
+func writeNQuads(w io.Writer, sg *Subgraph) error {
+	return cayleystore.WriteNQuadsSealed(w, sg.Quads)
 }
 
 func lookup(name string) (format, bool) {
@@ -76,24 +80,18 @@ func Extension(format string) string {
 	return f.extension
 }
 
-// Write encodes sg to w in the named format. nquads writes quads as N-Quads, in the order
-// given (it is only called for the nquads format; the JSON-LD encoder does not need it).
+// Write encodes sg to w in the named format. N-Quads are written by the store's encoder
+// (cayleystore.WriteNQuadsSealed, which uses Cayley's, the same that reads them back) in the
+// order given, ended by the trailer that tells a whole export from a cut one.
 //
 // An unknown format is an *athar.Error with code Invalid naming the supported formats,
 // returned before anything is written. Write errors are returned as they are.
-func Write(w io.Writer, format string, sg *Subgraph, nquads func(io.Writer, []athar.Quad) error) error {
+func Write(w io.Writer, format string, sg *Subgraph) error {
 	f, ok := lookup(format)
 	if !ok {
-		return &athar.Error{Code: athar.Invalid, Op: "export",
-			Msg: fmt.Sprintf("unknown format %q: expected one of %s", format, strings.Join(Formats(), ", "))}
+		return athar.E("export", athar.Invalid, "unknown format %q: expected one of %s", format, strings.Join(Formats(), ", "))
 	}
-	if f.write != nil {
-		return f.write(w, sg)
-	}
-	if nquads == nil {
-		return &athar.Error{Code: athar.Internal, Op: "export", Msg: "no N-Quads writer given"}
-	}
-	return nquads(w, sg.Quads)
+	return f.write(w, sg)
 }
 
 // ParsePredicates splits a comma-separated list of predicate names and checks each against
@@ -111,7 +109,7 @@ func ParsePredicates(vocab *athar.Vocabulary, list string) ([]string, error) {
 		out = append(out, p)
 	}
 	if len(unknown) > 0 {
-		return nil, athar.Errorf(athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
+		return nil, athar.E("export", athar.Invalid, "unknown predicate(s) %s: see the vocabulary (GraphQL `predicates`, docs/vocabulary.md)", strings.Join(unknown, ", "))
 	}
 	return out, nil
 }

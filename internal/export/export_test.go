@@ -45,7 +45,7 @@ func TestGolden(t *testing.T) {
 		for _, f := range export.Formats() {
 			t.Run(gc.name+"/"+f, func(t *testing.T) {
 				var buf bytes.Buffer
-				if err := export.Write(&buf, f, sg, writeNQuads); err != nil {
+				if err := export.Write(&buf, f, sg); err != nil {
 					t.Fatal(err)
 				}
 				golden(t, gc.name+export.Extension(f), buf.Bytes())
@@ -91,7 +91,7 @@ func TestFormats(t *testing.T) {
 
 func TestWriteUnknownFormat(t *testing.T) {
 	var buf bytes.Buffer
-	err := export.Write(&buf, "dot", &export.Subgraph{}, writeNQuads)
+	err := export.Write(&buf, "dot", &export.Subgraph{})
 	if athar.ErrorCode(err) != athar.Invalid {
 		t.Fatalf("error %v: code %s, want %s", err, athar.ErrorCode(err), athar.Invalid)
 	}
@@ -101,21 +101,6 @@ func TestWriteUnknownFormat(t *testing.T) {
 	}
 	if buf.Len() != 0 {
 		t.Errorf("wrote %d bytes for an unknown format", buf.Len())
-	}
-}
-
-func TestWriteNQuads(t *testing.T) {
-	sg := &export.Subgraph{Quads: []athar.Quad{{Subject: "s", Predicate: "p", Object: athar.StringTerm("o"), Label: "l"}}}
-	var got []athar.Quad
-	err := export.Write(io.Discard, export.NQuads, sg, func(w io.Writer, qs []athar.Quad) error {
-		got = qs
-		return nil
-	})
-	if err != nil || !reflect.DeepEqual(got, sg.Quads) {
-		t.Errorf("the N-Quads writer got %v (error %v), want the subgraph's quads", got, err)
-	}
-	if err := export.Write(io.Discard, export.NQuads, sg, nil); athar.ErrorCode(err) != athar.Internal {
-		t.Errorf("no N-Quads writer: error %v, want an internal error", err)
 	}
 }
 
@@ -146,13 +131,13 @@ func TestEncodersStopAtTheFirstError(t *testing.T) {
 	}
 	for _, f := range export.Formats() {
 		var full bytes.Buffer
-		if err := export.Write(&full, f, sg, writeNQuads); err != nil {
+		if err := export.Write(&full, f, sg); err != nil {
 			t.Fatal(err)
 		}
 		for _, limit := range []int{0, 1, 4095, 4096, full.Len() / 2, full.Len() - 1} {
 			t.Run(f+"/"+itoa(limit), func(t *testing.T) {
 				w := &failingWriter{limit: limit}
-				if err := export.Write(w, f, sg, writeNQuads); !errors.Is(err, errDiskFull) {
+				if err := export.Write(w, f, sg); !errors.Is(err, errDiskFull) {
 					t.Fatalf("error %v, want %v", err, errDiskFull)
 				}
 				if w.refused != 1 {

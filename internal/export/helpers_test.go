@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
-	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
@@ -70,7 +68,6 @@ func storeWith(t *testing.T, files []seeds.File) *cayleystore.Store {
 }
 
 // writeNQuads is the N-Quads writer the CLI and the HTTP handler pass to export.Write.
-func writeNQuads(w io.Writer, qs []athar.Quad) error { return cayleystore.WriteNQuadsSealed(w, qs) }
 
 // golden compares got with testdata/name, or rewrites the file under -update.
 func golden(t *testing.T, name string, got []byte) {

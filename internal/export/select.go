@@ -85,7 +85,7 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 	} else {
 		var es []*athar.Entity
 		if es, err = st.Entities(ctx, []athar.ID{opts.Root}); err == nil && es[0] == nil {
-			return nil, &athar.Error{Code: athar.NotFound, Op: op, Msg: "no entity " + string(opts.Root) + " in the graph"}
+			return nil, athar.E(op, athar.NotFound, "%s", "no entity "+string(opts.Root)+" in the graph")
 		}
 		if err == nil {
 			sg, err = selectNeighbourhood(ctx, st, opts.Root, depth, filter)
@@ -100,7 +100,7 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 // check returns the depth to walk and the predicate filter, or an Invalid error.
 func (o Options) check() (int, predicateFilter, *athar.Error) {
 	if o.Depth < 0 || o.Depth > MaxDepth {
-		return 0, nil, athar.Errorf(athar.Invalid, "depth %d is out of range: expected 1 to %d", o.Depth, MaxDepth)
+		return 0, nil, athar.E("", athar.Invalid, "depth %d is out of range: expected 1 to %d", o.Depth, MaxDepth)
 	}
 	depth := o.Depth
 	if depth == 0 {
@@ -109,7 +109,7 @@ func (o Options) check() (int, predicateFilter, *athar.Error) {
 	var f predicateFilter
 	for _, p := range o.Predicates {
 		if p == "" {
-			return 0, nil, athar.Errorf(athar.Invalid, "empty predicate name in the filter")
+			return 0, nil, athar.E("", athar.Invalid, "empty predicate name in the filter")
 		}
 		if f == nil {
 			f = predicateFilter{}

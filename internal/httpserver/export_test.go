@@ -125,7 +125,7 @@ func get(t *testing.T, url string) *http.Response {
 // write timeout is 200 ms and the client takes over a second.
 func TestExportStreams(t *testing.T) {
 	st := seeded(t)
-	cfg := httpserver.Config{Store: st, Vocab: schema.Vocabulary(), NQuads: cayleystore.WriteNQuadsSealed}
+	cfg := httpserver.Config{Store: st, Vocab: schema.Vocabulary()}
 
 	t.Run("a slow steady client gets the whole export past the write timeout", func(t *testing.T) {
 		const writeTimeout = 200 * time.Millisecond

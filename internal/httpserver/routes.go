@@ -42,7 +42,7 @@ func addRoutes(r *gin.Engine, cfg Config) {
 		r.GET("/export/:format", exportHandler(cfg))
 	}
 	if cfg.GraphQL != nil {
-		gql := gin.WrapH(withTimeout(cfg.GraphQL, cfg))
+		gql := gin.WrapH(cfg.GraphQL) // it bounds its requests' time itself (graph.Config.Timeout)
 		r.POST("/graphql", gql)
 		r.GET("/graphql", gql)
 	}
@@ -112,14 +112,6 @@ func assetType(ext string) string {
 	return ""
 }
 
-func withTimeout(h http.Handler, cfg Config) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), cfg.RequestTimeout)
-		defer cancel()
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
-}
-
 // exportHandler serves GET /export/{format}?root=ID&depth=N&predicates=a,b: the whole graph,
 // or the neighbourhood of root, in one of export.Formats().
 //
@@ -175,7 +167,7 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 		c.Header("Content-Disposition", fmt.Sprintf("inline; filename=%q", name+export.Extension(format)))
 		c.Status(http.StatusOK)
 		w := &exportWriter{w: c.Writer, rc: http.NewResponseController(c.Writer), stall: cfg.ExportStallTimeout, end: start.Add(cfg.ExportMaxDuration)}
-		if err := export.Write(w, format, sg, cfg.NQuads); err != nil {
+		if err := export.Write(w, format, sg); err != nil {
 			cfg.Logger.Error("export failed mid-stream; aborting the response", "request_id", c.GetString("request_id"),
 				"format", format, "bytes_sent", w.n, "duration", time.Since(start), "err", err)
 			panic(http.ErrAbortHandler)

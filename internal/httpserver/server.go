@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -19,15 +18,15 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/metrics"
+	"github.com/athar-hadith/athar/internal/narration"
 )
 
 // Config holds what the server serves and its limits.
 type Config struct {
 	GraphQL http.Handler // serves POST and GET /graphql
-	// Store, Vocab and NQuads serve /export/{format}; without a Store there is no export.
-	Store  athar.Store
-	Vocab  *athar.Vocabulary
-	NQuads func(io.Writer, []athar.Quad) error
+	// Store and Vocab serve /export/{format}; without a Store there is no export.
+	Store athar.Store
+	Vocab *athar.Vocabulary
 	// Pages are the browser pages (package web's Explorer): index.html served at /,
 	// graphiql.html at /graphiql, and assets/ at /assets/. Nil serves no pages.
 	Pages  fs.FS
@@ -37,10 +36,10 @@ type Config struct {
 	// ReadyStatus, when set, adds its fields to every /readyz answer, ready or not (a
 	// replica's position, head and lag in the scale-out mode).
 	ReadyStatus func() map[string]any
-	// MaxBodyBytes limits request bodies (default 8 MiB); larger ones get 413.
+	// MaxBodyBytes limits request bodies, of every route (default DefaultMaxBodyBytes);
+	// larger ones get 413 REQUEST_TOO_LARGE, whether they announce their length or come
+	// chunked. It is the only body limit: the GraphQL endpoint reads what it is let through.
 	MaxBodyBytes int64
-	// RequestTimeout bounds each request's context (default 30s).
-	RequestTimeout time.Duration
 	// Metrics, when set, records every request and is served at /metrics.
 	Metrics *metrics.Metrics
 	// ExportStallTimeout is how long one write of an export may wait for the client to
@@ -59,6 +58,30 @@ type Config struct {
 	CORSOrigins []string
 }
 
+// DefaultMaxBodyBytes is the default of Config.MaxBodyBytes: a narration document
+// (narration.MaxDocumentSize) sent to importNarration as a JSON string, with room for its
+// escaping.
+const DefaultMaxBodyBytes = 3 * narration.MaxDocumentSize
+
+// The http.Server's timeouts (NewServer), per connection. A GraphQL request's own time
+// limit, shorter, is the GraphQL endpoint's (graph.Config.Timeout); exports set their own
+// write deadlines (Config.ExportStallTimeout, Config.ExportMaxDuration).
+const (
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout = 5 * time.Second
+	// ReadTimeout bounds reading a whole request, body included: time for a body of
+	// DefaultMaxBodyBytes at well under 1 MB/s.
+	ReadTimeout = 30 * time.Second
+	// WriteTimeout bounds a response from the end of its request's headers: longer than
+	// ReadTimeout plus graph.DefaultTimeout, so that a GraphQL request's own limit, which
+	// answers with a coded error, always fires first.
+	WriteTimeout = 60 * time.Second
+	// IdleTimeout bounds a kept-alive connection waiting for its next request.
+	IdleTimeout = 120 * time.Second
+	// MaxHeaderBytes bounds a request's headers.
+	MaxHeaderBytes = 1 << 20
+)
+
 var ginMode sync.Once
 
 // New returns the HTTP handler serving every route.
@@ -68,10 +91,7 @@ func New(cfg Config) http.Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 8 << 20
-	}
-	if cfg.RequestTimeout <= 0 {
-		cfg.RequestTimeout = 30 * time.Second
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if cfg.ExportStallTimeout <= 0 {
 		cfg.ExportStallTimeout = 30 * time.Second
@@ -98,17 +118,18 @@ func New(cfg Config) http.Handler {
 	}).Handler(r)
 }
 
-// NewServer wraps h in an http.Server with read, write and idle timeouts. Exports set
-// their own write deadlines instead of WriteTimeout (see Config.ExportStallTimeout).
+// NewServer wraps h in an http.Server with read, write and idle timeouts (ReadTimeout and
+// the others above). Exports set their own write deadlines instead of WriteTimeout (see
+// Config.ExportStallTimeout).
 func NewServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    1 << 20,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 	}
 }
 

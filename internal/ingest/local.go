@@ -97,7 +97,8 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 	if cs.Empty() {
 		return res, nil
 	}
-	if err := im.checkDependents(ctx, c.ID, have, want); err != nil {
+	// No op: the callers name the import (a batch its document, a mutation its path).
+	if err := im.checkDependents(ctx, "", c.ID, have, want); err != nil {
 		return Result{}, err
 	}
 	res.ClaimsAdded = len(subtract(typed(want, athar.ClassClaim), typed(have, athar.ClassClaim)))
@@ -122,7 +123,7 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 // narration is the only one defining an entity that other narrations still use.
 func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 	if id.Prefix() != athar.TypeNarration.Prefix() {
-		return athar.Errorf(athar.Invalid, "delete %s: not a narration id (expected narration:...)", id)
+		return athar.E("delete "+string(id), athar.Invalid, "not a narration id (expected narration:...)")
 	}
 	if err := im.lock(ctx, "delete "+string(id)); err != nil {
 		return err
@@ -133,9 +134,9 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	if len(have) == 0 {
-		return athar.Errorf(athar.NotFound, "delete %s: no such narration", id)
+		return athar.E("delete "+string(id), athar.NotFound, "no such narration")
 	}
-	if err := im.checkDependents(ctx, id, have, nil); err != nil {
+	if err := im.checkDependents(ctx, "delete "+string(id), id, have, nil); err != nil {
 		return err
 	}
 	cs := athar.Diff(id, have, nil)
@@ -161,7 +162,7 @@ func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) 
 	for _, q := range quads {
 		id, ok := athar.ParseIRI(q.Label)
 		if !athar.IsReservedGraph(q.Label) && (!ok || id.Prefix() != athar.TypeNarration.Prefix()) {
-			return nil, athar.Errorf(athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...) or %s", q.Key(), athar.Base, athar.QuranGraph.IRI())
+			return nil, athar.E("restore", athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...) or %s", q.Key(), athar.Base, athar.QuranGraph.IRI())
 		}
 		byLabel[id] = append(byLabel[id], q)
 	}
@@ -241,14 +242,14 @@ func checkDeclared(id athar.ID, qs []athar.Quad) error {
 		}
 	}
 	if !declared {
-		return athar.Errorf(athar.Invalid, "graph <%s> does not declare its narration (%s a Narration)", id.IRI(), id)
+		return athar.E("restore "+string(id), athar.Invalid, "graph <%s> does not declare its narration (%s a Narration)", id.IRI(), id)
 	}
 	return nil
 }
 
 // checkDependents refuses a change to narration id that would leave an entity other
-// narrations use without any narration defining it.
-func (im *Local) checkDependents(ctx context.Context, id athar.ID, have, want []athar.Quad) error {
+// narrations use without any narration defining it, with a Conflict error naming op.
+func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, have, want []athar.Quad) error {
 	lost := subtract(narration.DefinedEntities(have), narration.DefinedEntities(want))
 	if len(lost) == 0 {
 		return nil
@@ -277,7 +278,7 @@ func (im *Local) checkDependents(ctx context.Context, id athar.ID, have, want []
 	if len(msgs) == 0 {
 		return nil
 	}
-	return athar.Errorf(athar.Conflict, "%s; define it in one of those narrations first, or change them", strings.Join(msgs, "; "))
+	return athar.E(op, athar.Conflict, "%s; define it in one of those narrations first, or change them", strings.Join(msgs, "; "))
 }
 
 // typed returns the subjects of rdf:type class quads in qs.

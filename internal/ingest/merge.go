@@ -41,18 +41,18 @@ func (im *Local) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult,
 		arg := [2]string{"keep", "remove"}[i]
 		pid, t, err := athar.ParseEntityID(string(id))
 		if err != nil {
-			return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: arg + ": " + err.Error()}
+			return res, athar.E(op, athar.Invalid, "%s: %v", arg, err)
 		}
 		if t == athar.TypeNarration || t == athar.TypeVerse {
-			return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: fmt.Sprintf("%s: %s is a %s; only people, groups, events, places and concepts can be merged", arg, pid, t)}
+			return res, athar.E(op, athar.Invalid, "%s: %s is a %s; only people, groups, events, places and concepts can be merged", arg, pid, t)
 		}
 		types[i] = t
 	}
 	switch {
 	case keep == remove:
-		return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: "keep and remove are the same id"}
+		return res, athar.E(op, athar.Invalid, "keep and remove are the same id")
 	case types[0] != types[1]:
-		return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: fmt.Sprintf("%s is a %s and %s a %s: only entities of one type can be merged", keep, types[0], remove, types[1])}
+		return res, athar.E(op, athar.Invalid, "%s is a %s and %s a %s: only entities of one type can be merged", keep, types[0], remove, types[1])
 	}
 	ents, err := im.store.Entities(ctx, []athar.ID{keep, remove})
 	if err != nil {
@@ -65,15 +65,15 @@ func (im *Local) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult,
 		}
 		switch {
 		case ents[0] == nil && merged[keep] != "":
-			return res, &athar.Error{Code: athar.Invalid, Op: op, Msg: fmt.Sprintf("%s was itself merged into %s: merge into %s", keep, merged[keep], merged[keep])}
+			return res, athar.E(op, athar.Invalid, "%s was itself merged into %s: merge into %s", keep, merged[keep], merged[keep])
 		case ents[0] == nil:
-			return res, &athar.Error{Code: athar.NotFound, Op: op, Msg: fmt.Sprintf("no entity %s in the graph", keep)}
+			return res, athar.E(op, athar.NotFound, "no entity %s in the graph", keep)
 		case merged[remove] == keep:
 			return res, nil // already merged
 		case merged[remove] != "":
-			return res, &athar.Error{Code: athar.Conflict, Op: op, Msg: fmt.Sprintf("%s was already merged into %s", remove, merged[remove])}
+			return res, athar.E(op, athar.Conflict, "%s was already merged into %s", remove, merged[remove])
 		default:
-			return res, &athar.Error{Code: athar.NotFound, Op: op, Msg: fmt.Sprintf("no entity %s in the graph", remove)}
+			return res, athar.E(op, athar.NotFound, "no entity %s in the graph", remove)
 		}
 	}
 	rename := map[athar.ID]athar.ID{remove: keep}
@@ -89,10 +89,10 @@ func (im *Local) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult,
 		}
 		c, err := narration.Decompile(n, have, im.vocab)
 		if err != nil {
-			return res, &athar.Error{Code: athar.Conflict, Op: op, Err: err}
+			return res, athar.E(op, athar.Conflict, err)
 		}
 		if msgs := narration.Rename(c, rename); len(msgs) > 0 {
-			return res, &athar.Error{Code: athar.Conflict, Op: op, Msg: fmt.Sprintf("in %s: %s", n, strings.Join(msgs, "; "))}
+			return res, athar.E(op, athar.Conflict, "in %s: %s", n, strings.Join(msgs, "; "))
 		}
 		cs := athar.Diff(n, have, narration.Compile(c))
 		if cs.Empty() {

@@ -46,7 +46,7 @@ func checkReserved(label athar.ID, qs []athar.Quad) error {
 				continue
 			}
 		}
-		return athar.Errorf(athar.Invalid, "quad %s: graph <%s> holds statements about verses only", q.Key(), label.IRI())
+		return athar.E("", athar.Invalid, "quad %s: graph <%s> holds statements about verses only", q.Key(), label.IRI())
 	}
 	return nil
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/athar/storetest"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/metrics"
+	"github.com/athar-hadith/athar/internal/storetest"
 )
 
 // The instrumented store must still be a conforming store.

@@ -11,6 +11,7 @@ import (
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
@@ -155,7 +156,7 @@ func TestGradingRulesRefuse(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			st, im := newImporter(t)
-			before := dump(t, st)
+			before := testsupport.Quads(t, st)
 			src := strings.Replace(gradedDoc, tc.old, tc.new, 1)
 			if src == gradedDoc {
 				t.Fatal("the edit changed nothing")
@@ -174,7 +175,7 @@ func TestGradingRulesRefuse(t *testing.T) {
 			if !found {
 				t.Fatalf("no problem at %s containing %q with a line: %v", tc.path, tc.msg, err)
 			}
-			if dump(t, st) != before {
+			if testsupport.Quads(t, st) != before {
 				t.Fatal("a refused document changed the graph")
 			}
 		})
@@ -257,7 +258,7 @@ func TestMerge(t *testing.T) {
 
 func testMerge(t *testing.T, st *cayleystore.Store, im *ingest.Local) {
 	ctx := context.Background()
-	seedsOnly := dump(t, st)
+	seedsOnly := testsupport.Quads(t, st)
 	mustImport(t, im, "dup.yaml", dupDoc)
 	advisesRansom := athar.ClaimID("person:abu-bakr", "advises", athar.IRITerm(athar.ID("concept:ransom").IRI()))
 	before, _ := st.Claims(ctx, []athar.ID{advisesRansom})
@@ -299,7 +300,7 @@ func testMerge(t *testing.T, st *cayleystore.Store, im *ingest.Local) {
 	if left, _ := st.FindClaims(ctx, athar.ClaimFilter{Entity: "person:siddiq"}); len(left) != 0 {
 		t.Errorf("claims still name person:siddiq: %+v", left)
 	}
-	merged := dump(t, st)
+	merged := testsupport.Quads(t, st)
 
 	// Merging again, or re-importing the document that still says person:siddiq, changes
 	// nothing: the document is read as the merge rewrote it.
@@ -309,7 +310,7 @@ func testMerge(t *testing.T, st *cayleystore.Store, im *ingest.Local) {
 	if r := mustImport(t, im, "dup.yaml", dupDoc); r.Changed {
 		t.Fatalf("re-importing the merged narration's document changed the graph: %+v", r)
 	}
-	if dump(t, st) != merged {
+	if testsupport.Quads(t, st) != merged {
 		t.Fatal("the graph changed")
 	}
 	// A later document using the old id links to the kept entity.
@@ -333,7 +334,7 @@ claims:
 	if err := im.Delete(ctx, "narration:dup"); err != nil {
 		t.Fatal(err)
 	}
-	if dump(t, st) != seedsOnly {
+	if testsupport.Quads(t, st) != seedsOnly {
 		t.Fatal("deleting the merged narration did not restore the seeds")
 	}
 }
@@ -342,7 +343,7 @@ func TestMergeRefuses(t *testing.T) {
 	st, im := seeded(t)
 	ctx := context.Background()
 	mustImport(t, im, "dup.yaml", dupDoc)
-	before := dump(t, st)
+	before := testsupport.Quads(t, st)
 	for _, tc := range []struct {
 		keep, remove athar.ID
 		code         athar.Code
@@ -362,7 +363,7 @@ func TestMergeRefuses(t *testing.T) {
 			t.Errorf("merge %s into %s: %v, want %s containing %q", tc.remove, tc.keep, err, tc.code, tc.msg)
 		}
 	}
-	if dump(t, st) != before {
+	if testsupport.Quads(t, st) != before {
 		t.Fatal("a refused merge changed the graph")
 	}
 }
@@ -393,7 +394,7 @@ func readFixture(t *testing.T) []athar.VerseText {
 func TestVerseTexts(t *testing.T) {
 	st, im := seeded(t)
 	ctx := context.Background()
-	narrationsOnly := dump(t, st)
+	narrationsOnly := testsupport.Quads(t, st)
 	texts := readFixture(t)
 	if len(texts) != 7 || texts[0].Verse != "verse:1:1" || texts[len(texts)-1].Verse != "verse:54:45" {
 		t.Fatalf("fixture: %+v", texts)
@@ -402,7 +403,7 @@ func TestVerseTexts(t *testing.T) {
 	if err != nil || !res.Changed || res.Verses != 7 {
 		t.Fatalf("import: %+v %v", res, err)
 	}
-	withTexts := dump(t, st)
+	withTexts := testsupport.Quads(t, st)
 	if res, err := im.ImportVerseTexts(ctx, texts, narration.QuranJSONSource); err != nil || res.Changed {
 		t.Fatalf("second import: %+v %v", res, err)
 	}
@@ -439,7 +440,7 @@ func TestVerseTexts(t *testing.T) {
 	if _, err := im2.Restore(ctx, all, false); err != nil {
 		t.Fatal(err)
 	}
-	if dump(t, st2) != withTexts {
+	if testsupport.Quads(t, st2) != withTexts {
 		t.Fatal("restoring the export did not give the same graph")
 	}
 	// Restore refuses statements under the reserved label about anything but verses.

@@ -14,6 +14,7 @@ import (
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
@@ -55,19 +56,6 @@ func mustImport(t *testing.T, im *ingest.Local, name, src string) ingest.Result 
 		t.Fatalf("import %s: %v", name, err)
 	}
 	return r
-}
-
-func dump(t *testing.T, st athar.Store) string {
-	t.Helper()
-	var b strings.Builder
-	if err := st.Quads(context.Background(), func(q athar.Quad) error {
-		b.WriteString(q.Key())
-		b.WriteByte('\n')
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // TestRulesRefuse breaks each rule of the format in turn. Every refusal must name the
@@ -135,7 +123,7 @@ func TestRulesRefuse(t *testing.T) {
 	// One graph for every case: a refused document must leave it exactly as it was.
 	st, im := newImporter(t)
 	mustImport(t, im, "seed", seedDoc(t))
-	before := dump(t, st)
+	before := testsupport.Quads(t, st)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := c.edit(valid)
@@ -162,7 +150,7 @@ func TestRulesRefuse(t *testing.T) {
 			if !found {
 				t.Errorf("no problem at %q containing %q; got:\n%v", c.wantPath, c.wantMsg, err)
 			}
-			if after := dump(t, st); after != before {
+			if after := testsupport.Quads(t, st); after != before {
 				t.Error("a refused document changed the graph")
 			}
 		})
@@ -254,7 +242,7 @@ func TestJSONEqualsYAML(t *testing.T) {
 	mustImport(t, imY, "valid.yaml", readValid(t))
 	js1, imJ := newImporter(t)
 	mustImport(t, imJ, "valid.json", js)
-	if a, b := dump(t, ys), dump(t, js1); a != b {
+	if a, b := testsupport.Quads(t, ys), testsupport.Quads(t, js1); a != b {
 		t.Fatalf("the JSON and YAML forms of one document stored different graphs:\n%s\n---\n%s", a, b)
 	}
 	// A JSON syntax error names its line.
@@ -269,11 +257,11 @@ func TestReimportAndReplace(t *testing.T) {
 	st, im := newImporter(t)
 	valid := readValid(t)
 	mustImport(t, im, "v1", valid)
-	v1 := dump(t, st)
+	v1 := testsupport.Quads(t, st)
 	if r := mustImport(t, im, "v1 again", valid); r.Changed || r.QuadsAdded != 0 || r.QuadsRemoved != 0 {
 		t.Fatalf("re-import changed something: %+v", r)
 	}
-	if dump(t, st) != v1 {
+	if testsupport.Quads(t, st) != v1 {
 		t.Fatal("re-import changed the graph")
 	}
 	// A second narration asserting one of the same claims.
@@ -287,7 +275,7 @@ claims:
   - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: accept a ransom}
 `
 	mustImport(t, im, "other", other)
-	withOther := dump(t, st)
+	withOther := testsupport.Quads(t, st)
 	// Version 2 drops the killedCount claim and changes a value.
 	v2 := strings.Replace(valid, "    value: 70\n    evidence: \"Seventy were killed\"", "    value: 71\n    evidence: \"Seventy were killed\"", 1)
 	r2 := mustImport(t, im, "v2", v2)
@@ -305,7 +293,7 @@ claims:
 	}
 	// Back to v1: exactly the graph we had.
 	mustImport(t, im, "v1", valid)
-	if dump(t, st) != withOther {
+	if testsupport.Quads(t, st) != withOther {
 		t.Fatal("re-importing v1 did not restore the graph exactly")
 	}
 }
@@ -313,9 +301,9 @@ claims:
 func TestDelete(t *testing.T) {
 	st, im := newImporter(t)
 	ctx := context.Background()
-	empty := dump(t, st)
+	empty := testsupport.Quads(t, st)
 	mustImport(t, im, "v1", readValid(t))
-	before := dump(t, st)
+	before := testsupport.Quads(t, st)
 	user := `
 narration:
   id: narration:user
@@ -340,13 +328,13 @@ claims:
 	if err := im.Delete(ctx, "narration:user"); err != nil {
 		t.Fatal(err)
 	}
-	if dump(t, st) != before {
+	if testsupport.Quads(t, st) != before {
 		t.Fatal("deleting narration:user did not restore the graph exactly")
 	}
 	if err := im.Delete(ctx, "narration:test-1"); err != nil {
 		t.Fatal(err)
 	}
-	if dump(t, st) != empty {
+	if testsupport.Quads(t, st) != empty {
 		t.Fatal("deleting everything left quads")
 	}
 	if err := im.Delete(ctx, "narration:test-1"); athar.ErrorCode(err) != athar.NotFound {

@@ -45,36 +45,36 @@ func ReadQuranJSON(r io.Reader) ([]athar.VerseText, error) {
 	}
 	dec := json.NewDecoder(io.LimitReader(r, maxQuranJSON))
 	if err := dec.Decode(&surahs); err != nil {
-		return nil, athar.Errorf(athar.Invalid, "not a quran-json file (an array of surahs with their verses): %v", err)
+		return nil, athar.E("read quran-json", athar.Invalid, "not a quran-json file (an array of surahs with their verses): %v", err)
 	}
 	var out []athar.VerseText
 	seen := map[athar.ID]bool{}
 	for i, s := range surahs {
 		surah, ok := athar.TheQuran().Surah(s.ID)
 		if !ok {
-			return nil, athar.Errorf(athar.Invalid, "surah %d (item %d): there is no such surah", s.ID, i+1)
+			return nil, athar.E("read quran-json", athar.Invalid, "surah %d (item %d): there is no such surah", s.ID, i+1)
 		}
 		if s.TotalVerses != surah.Verses {
-			return nil, athar.Errorf(athar.Invalid, "surah %d: total_verses is %d, but the surah has %d verses", s.ID, s.TotalVerses, surah.Verses)
+			return nil, athar.E("read quran-json", athar.Invalid, "surah %d: total_verses is %d, but the surah has %d verses", s.ID, s.TotalVerses, surah.Verses)
 		}
 		for _, v := range s.Verses {
 			ref, err := athar.ParseVerseRef(fmt.Sprintf("%d:%d", s.ID, v.ID))
 			if err != nil {
-				return nil, athar.Errorf(athar.Invalid, "surah %d, verse %d: %v", s.ID, v.ID, err)
+				return nil, athar.E("read quran-json", athar.Invalid, "surah %d, verse %d: %v", s.ID, v.ID, err)
 			}
 			if seen[ref.ID()] {
-				return nil, athar.Errorf(athar.Invalid, "verse %s is given twice", ref)
+				return nil, athar.E("read quran-json", athar.Invalid, "verse %s is given twice", ref)
 			}
 			seen[ref.ID()] = true
 			t := athar.VerseText{Verse: ref.ID(), Arabic: strings.TrimSpace(v.Text), Translation: strings.TrimSpace(v.Translation)}
 			if t.Arabic == "" || t.Translation == "" {
-				return nil, athar.Errorf(athar.Invalid, "verse %s has no text or no translation", ref)
+				return nil, athar.E("read quran-json", athar.Invalid, "verse %s has no text or no translation", ref)
 			}
 			out = append(out, t)
 		}
 	}
 	if len(out) == 0 {
-		return nil, athar.Errorf(athar.Invalid, "the file holds no verses")
+		return nil, athar.E("read quran-json", athar.Invalid, "the file holds no verses")
 	}
 	return out, nil
 }

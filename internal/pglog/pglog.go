@@ -81,7 +81,7 @@ func Open(ctx context.Context, url string, logger *slog.Logger) (*DB, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, athar.Errorf(athar.Invalid, "database %s: %v", redact(url), err)
+		return nil, athar.E("database "+redact(url), athar.Invalid, err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -509,7 +509,7 @@ func retryable(err error) bool {
 // unclassified otherwise.
 func fail(op string, err error) error {
 	if unreachable(err) {
-		return &athar.Error{Code: athar.Unavailable, Op: op, Msg: "the database is unreachable", Err: err}
+		return athar.E(op, athar.Unavailable, err, "the database is unreachable")
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
@@ -543,7 +543,7 @@ func unreachable(err error) bool {
 func Ping(ctx context.Context, url string) error {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return athar.Errorf(athar.Invalid, "database %s: %v", redact(url), err)
+		return athar.E("database "+redact(url), athar.Invalid, err)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

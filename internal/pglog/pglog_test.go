@@ -2,58 +2,17 @@ package pglog
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
-	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/replica"
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
-
-// testDatabase returns the URL of a new database on the server ATHAR_TEST_DATABASE names,
-// dropped when the test ends. Without it the test skips, except under CI=true.
-func testDatabase(t testing.TB) string {
-	t.Helper()
-	admin := os.Getenv("ATHAR_TEST_DATABASE")
-	if admin == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("ATHAR_TEST_DATABASE is not set: .ci/run starts PostgreSQL with .ci/postgres.sh and exports it")
-		}
-		t.Skip("ATHAR_TEST_DATABASE is not set: run eval \"$(.ci/postgres.sh start)\" to test against PostgreSQL")
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "pglog_test_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			return
-		}
-		defer conn.Close(ctx)
-		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
-	u, _ := url.Parse(admin)
-	u.Path = "/" + name
-	return u.String()
-}
 
 func open(t testing.TB, u string) *DB {
 	t.Helper()
@@ -70,7 +29,7 @@ func open(t testing.TB, u string) *DB {
 // TestConcurrentStartsMigrateOnce: replicas starting together apply each migration once
 // and agree on the log's id.
 func TestConcurrentStartsMigrateOnce(t *testing.T) {
-	u := testDatabase(t)
+	u := testsupport.Database(t)
 	dbs := make([]*DB, 6)
 	var wg sync.WaitGroup
 	errs := make([]error, len(dbs))
@@ -105,7 +64,7 @@ func TestConcurrentStartsMigrateOnce(t *testing.T) {
 // positions 1..N with no gap, each position reserved before its commit, and a listener is
 // told of them.
 func TestAppendsAreDenseAndOrdered(t *testing.T) {
-	u := testDatabase(t)
+	u := testsupport.Database(t)
 	a, b := open(t, u), open(t, u)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -174,7 +133,7 @@ func TestAppendsAreDenseAndOrdered(t *testing.T) {
 // TestRecordOnce: the first outcome recorded stands; documents follow it and never go back
 // to an older position; merge arguments round-trip.
 func TestRecordOnce(t *testing.T) {
-	u := testDatabase(t)
+	u := testsupport.Database(t)
 	db := open(t, u)
 	ctx := context.Background()
 	imp := replica.Entry{Kind: replica.KindImport, Narration: "narration:n", Source: "n.yaml", Format: replica.FormatText, Body: []byte("v1")}
@@ -224,7 +183,7 @@ func TestRecordOnce(t *testing.T) {
 func BenchmarkAppend(b *testing.B) {
 	for _, clients := range []int{1, 8} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
-			db := open(b, testDatabase(b))
+			db := open(b, testsupport.Database(b))
 			body := make([]byte, 4096) // about a document
 			b.SetBytes(int64(len(body)))
 			b.SetParallelism(clients)

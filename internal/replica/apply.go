@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/narration"
 )
 
@@ -31,15 +32,15 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 	case KindDelete:
 		a.err = r.im.Delete(ctx, e.Narration)
 	case KindRestore:
-		qs, err := r.cfg.ReadNQuads(bytes.NewReader(e.Body))
+		qs, err := cayleystore.ReadNQuads(bytes.NewReader(e.Body))
 		if err != nil {
-			a.err = &athar.Error{Code: athar.Invalid, Op: "restore " + e.Source, Err: err}
+			a.err = athar.E("restore "+e.Source, athar.Invalid, err)
 			break
 		}
 		var args RestoreArgs
 		if len(e.Args) > 0 {
 			if err := json.Unmarshal(e.Args, &args); err != nil {
-				a.err = &athar.Error{Code: athar.Invalid, Op: "restore", Msg: "bad arguments", Err: err}
+				a.err = athar.E("restore", athar.Invalid, err, "bad arguments")
 				break
 			}
 		}
@@ -47,14 +48,14 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 	case KindMerge:
 		var args MergeArgs
 		if err := json.Unmarshal(e.Args, &args); err != nil {
-			a.err = &athar.Error{Code: athar.Invalid, Op: "merge", Msg: "bad arguments", Err: err}
+			a.err = athar.E("merge", athar.Invalid, err, "bad arguments")
 			break
 		}
 		a.merge, a.err = r.im.Merge(ctx, args.Keep, args.Remove)
 	case KindVerses:
 		var args VersesArgs
 		if err := json.Unmarshal(e.Args, &args); err != nil {
-			a.err = &athar.Error{Code: athar.Invalid, Op: "import verse texts", Msg: "bad arguments", Err: err}
+			a.err = athar.E("import verse texts", athar.Invalid, err, "bad arguments")
 			break
 		}
 		a.verses, a.err = r.im.ImportVerseTexts(ctx, args.Texts, args.Source)
@@ -75,11 +76,11 @@ func decodeDocument(e Entry) (*narration.Document, error) {
 	case FormatDocument:
 		var d narration.Document
 		if err := json.Unmarshal(e.Body, &d); err != nil {
-			return nil, &athar.Error{Code: athar.Invalid, Op: "import " + string(e.Narration), Msg: "the logged document is not a narration document", Err: err}
+			return nil, athar.E("import "+string(e.Narration), athar.Invalid, err, "the logged document is not a narration document")
 		}
 		return &d, nil
 	}
-	return nil, athar.Errorf(athar.Invalid, "import %s: unknown document format %q", e.Narration, e.Format)
+	return nil, athar.E("import "+string(e.Narration), athar.Invalid, "unknown document format %q", e.Format)
 }
 
 // documents returns what the record keeps of the narrations entry e changed, given its
@@ -96,7 +97,7 @@ func (r *Replica) documents(e Entry, o Outcome) []Document {
 	case KindDelete:
 		return []Document{{Narration: e.Narration, Source: e.Source}}
 	case KindRestore:
-		qs, err := r.cfg.ReadNQuads(bytes.NewReader(e.Body))
+		qs, err := cayleystore.ReadNQuads(bytes.NewReader(e.Body))
 		if err != nil {
 			return nil
 		}
@@ -115,7 +116,7 @@ func (r *Replica) documents(e Entry, o Outcome) []Document {
 		var out []Document
 		for _, id := range order {
 			var b bytes.Buffer
-			if err := r.cfg.WriteNQuads(&b, byLabel[id]); err != nil {
+			if err := cayleystore.WriteNQuads(&b, byLabel[id]); err != nil {
 				continue
 			}
 			out = append(out, Document{Narration: id, Source: e.Source, Format: FormatNQuads, Body: b.Bytes()})

@@ -157,10 +157,10 @@ func (b *Background) ReadyStatus() map[string]any {
 func (b *Background) writer() (*Replica, error) {
 	rep := b.rep.Load()
 	if rep == nil {
-		return nil, athar.Errorf(athar.Unavailable, "this replica cannot reach the database holding the log, so it takes no writes (it answers queries from its copy of the graph, at log entry %d); nothing was logged: retry later, or on a replica whose /readyz is ready", b.opened)
+		return nil, athar.E("", athar.Unavailable, "this replica cannot reach the database holding the log, so it takes no writes (it answers queries from its copy of the graph, at log entry %d); nothing was logged: retry later, or on a replica whose /readyz is ready", b.opened)
 	}
 	if st := rep.Status(); !st.CaughtUp && st.Error == "" {
-		return nil, athar.Errorf(athar.Unavailable, "this replica is catching up with the log (at entry %d of %d) and takes writes once it has; nothing was logged: retry later, or on a replica whose /readyz is ready", st.Position, st.Head)
+		return nil, athar.E("", athar.Unavailable, "this replica is catching up with the log (at entry %d of %d) and takes writes once it has; nothing was logged: retry later, or on a replica whose /readyz is ready", st.Position, st.Head)
 	}
 	return rep, nil
 }

@@ -27,10 +27,10 @@ func TestBackgroundConnects(t *testing.T) {
 	var attempts, closed atomic.Int32
 	connect := func(ctx context.Context) (*Replica, func(), error) {
 		if attempts.Add(1) <= 2 {
-			return nil, nil, athar.Errorf(athar.Unavailable, "database down")
+			return nil, nil, athar.E("", athar.Unavailable, "database down")
 		}
 		r, err := Open(ctx, Config{Log: log, Store: st, Vocab: schema.Vocabulary(), Name: "b",
-			ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads, PollInterval: 5 * time.Millisecond})
+			PollInterval: 5 * time.Millisecond})
 		return r, func() { closed.Add(1) }, err
 	}
 	b, err := NewBackground(context.Background(), st, connect, nil)
@@ -71,7 +71,7 @@ func TestBackgroundConnects(t *testing.T) {
 
 	// A final error (another log's store) is reported on Failed, not retried.
 	bad, err := NewBackground(context.Background(), st, func(context.Context) (*Replica, func(), error) {
-		return nil, nil, athar.Errorf(athar.Conflict, "another log")
+		return nil, nil, athar.E("", athar.Conflict, "another log")
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

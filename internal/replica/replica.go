@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -23,10 +22,6 @@ type Config struct {
 	// recorder of the outcomes it records first.
 	Name   string
 	Logger *slog.Logger
-	// ReadNQuads and WriteNQuads read and write N-Quads (restore entries and the documents
-	// they leave); cayleystore provides both.
-	ReadNQuads  func(io.Reader) ([]athar.Quad, error)
-	WriteNQuads func(io.Writer, []athar.Quad) error
 	// PollInterval is how often the log is read when the database cannot notify
 	// (CockroachDB); 0 means DefaultPollInterval. Where it can (PostgreSQL), the log is
 	// still read every SafetyPolls x PollInterval, in case a notification is lost.
@@ -102,8 +97,6 @@ func Open(ctx context.Context, cfg Config) (*Replica, error) {
 	switch {
 	case cfg.Log == nil || cfg.Store == nil || cfg.Vocab == nil:
 		return nil, errors.New("replica: Config needs Log, Store and Vocab")
-	case cfg.ReadNQuads == nil || cfg.WriteNQuads == nil:
-		return nil, errors.New("replica: Config needs ReadNQuads and WriteNQuads")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -120,14 +113,14 @@ func Open(ctx context.Context, cfg Config) (*Replica, error) {
 	}
 	id := cfg.Log.ID()
 	if st.log != "" && st.log != id {
-		return nil, athar.Errorf(athar.Conflict, "replica: the store follows log %s, but the database holds log %s: point it at its own database, or wipe the store to rebuild it from this one", st.log, id)
+		return nil, athar.E("replica", athar.Conflict, "the store follows log %s, but the database holds log %s: point it at its own database, or wipe the store to rebuild it from this one", st.log, id)
 	}
 	head, err := cfg.Log.Head(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("replica: %w", err)
 	}
 	if st.position > head {
-		return nil, athar.Errorf(athar.Conflict, "replica: the store has applied %d log entries but the log holds %d: was the database restored from an older backup? Wipe the store to rebuild it from the log", st.position, head)
+		return nil, athar.E("replica", athar.Conflict, "the store has applied %d log entries but the log holds %d: was the database restored from an older backup? Wipe the store to rebuild it from the log", st.position, head)
 	}
 	r := &Replica{
 		cfg:     cfg,
@@ -450,7 +443,7 @@ func (r *Replica) halt(err error) error {
 		r.halted = err
 		r.cfg.Logger.Error("replica stopped following the log", "position", r.position.Load(), "err", err)
 		for p, ch := range r.waiters {
-			ch <- applied{err: athar.Errorf(athar.Unavailable, "the change is log entry %d, which the other replicas apply, but this replica stopped following the log before applying it (its /readyz says why)", p)}
+			ch <- applied{err: athar.E("", athar.Unavailable, "the change is log entry %d, which the other replicas apply, but this replica stopped following the log before applying it (its /readyz says why)", p)}
 			delete(r.waiters, p)
 		}
 		close(r.changed)

@@ -114,7 +114,6 @@ func newReplica(t *testing.T, log Log, spec string) (*Replica, athar.Store) {
 	}
 	r, err := Open(context.Background(), Config{
 		Log: log, Store: st, Vocab: schema.Vocabulary(), Name: spec,
-		ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads,
 		PollInterval: 5 * time.Millisecond,
 	})
 	if err != nil {
@@ -277,7 +276,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		r, err := Open(ctx, Config{Log: log, Store: st, Vocab: schema.Vocabulary(), ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads})
+		r, err := Open(ctx, Config{Log: log, Store: st, Vocab: schema.Vocabulary()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +305,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	r, err := Open(ctx, Config{Log: log, Store: st, Vocab: schema.Vocabulary(), ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads})
+	r, err := Open(ctx, Config{Log: log, Store: st, Vocab: schema.Vocabulary()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +318,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 	export(t, st) // every stored quad is still valid N-Quads
 	other := newMemLog()
 	other.id = "another"
-	if _, err := Open(ctx, Config{Log: other, Store: st, Vocab: schema.Vocabulary(), ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads}); athar.ErrorCode(err) != athar.Conflict {
+	if _, err := Open(ctx, Config{Log: other, Store: st, Vocab: schema.Vocabulary()}); athar.ErrorCode(err) != athar.Conflict {
 		t.Fatalf("a store that followed another log: %v", err)
 	}
 }
@@ -406,7 +405,6 @@ func TestWriteToACatchingUpReplica(t *testing.T) {
 	// Opened but not following: it stays at entry 0.
 	b, err := Open(context.Background(), Config{
 		Log: log, Store: st, Vocab: schema.Vocabulary(), Name: "b",
-		ReadNQuads: cayleystore.ReadNQuads, WriteNQuads: cayleystore.WriteNQuads,
 	})
 	if err != nil {
 		t.Fatal(err)

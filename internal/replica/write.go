@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 )
@@ -58,7 +59,7 @@ func (r *Replica) logImport(ctx context.Context, d *narration.Document, e Entry)
 // Delete logs the deletion of narration id and returns the result of applying it here.
 func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
 	if id.Prefix() != athar.TypeNarration.Prefix() {
-		return athar.Errorf(athar.Invalid, "delete %s: not a narration id (expected narration:...)", id)
+		return athar.E("delete "+string(id), athar.Invalid, "not a narration id (expected narration:...)")
 	}
 	if err := r.Sync(ctx); err != nil {
 		return err
@@ -68,7 +69,7 @@ func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	if ns[0] == nil {
-		return athar.Errorf(athar.NotFound, "delete %s: no such narration", id)
+		return athar.E("delete "+string(id), athar.NotFound, "no such narration")
 	}
 	a, err := r.submit(ctx, Entry{Kind: KindDelete, Narration: id})
 	if err != nil {
@@ -81,8 +82,8 @@ func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
 // returns the narrations restored.
 func (r *Replica) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
 	var body bytes.Buffer
-	if err := r.cfg.WriteNQuads(&body, quads); err != nil {
-		return nil, &athar.Error{Code: athar.Invalid, Op: "restore", Err: err}
+	if err := cayleystore.WriteNQuads(&body, quads); err != nil {
+		return nil, athar.E("restore", athar.Invalid, err)
 	}
 	var args json.RawMessage
 	if replace {
@@ -299,7 +300,7 @@ func (r *Replica) SeedIfEmpty(ctx context.Context, docs []ingest.Doc, ids []atha
 // not keeping up: athar.Unavailable, which a client may retry. The cause is logged here,
 // once: the client is not shown it (it names the database).
 func (r *Replica) unavailable(cause error, format string, args ...any) error {
-	err := athar.Errorf(athar.Unavailable, format, args...)
+	err := athar.E("", athar.Unavailable, "%s", fmt.Sprintf(format, args...))
 	r.cfg.Logger.Warn("write refused for now", "reason", err.Msg, "err", cause)
 	return err
 }
@@ -307,5 +308,5 @@ func (r *Replica) unavailable(cause error, format string, args ...any) error {
 // stopped is the error a write gets on a replica that stopped following the log for good
 // (why was logged when it stopped, and /readyz says it): another replica may take it.
 func stopped() error {
-	return athar.Errorf(athar.Unavailable, "this replica stopped following the log and takes no writes: send them to another replica (its /readyz says why it stopped)")
+	return athar.E("", athar.Unavailable, "this replica stopped following the log and takes no writes: send them to another replica (its /readyz says why it stopped)")
 }

@@ -84,6 +84,7 @@ type Index struct {
 type doc struct {
 	id, typ string
 	names   []string // as given
+	skels   []skel   // the names' Skeletons, for Forgiving
 	first   int32    // index of its first entry in Index.names
 	n       int32    // number of its entries in Index.names
 	alive   bool
@@ -153,6 +154,8 @@ func (ix *Index) Put(d Doc) {
 		filters = append(filters, filterOf(norm))
 	}
 
+	skels := skeletonsOf(given)
+
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if slot, ok := ix.slots[d.ID]; ok {
@@ -163,7 +166,7 @@ func (ix *Index) Put(d Doc) {
 		entries[i].slot = slot
 	}
 	ix.docs = append(ix.docs, doc{
-		id: d.ID, typ: d.Type, names: given,
+		id: d.ID, typ: d.Type, names: given, skels: skels,
 		first: int32(len(ix.names)), n: int32(len(entries)), alive: true,
 	})
 	ix.names = append(ix.names, entries...)

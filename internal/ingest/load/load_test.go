@@ -1,4 +1,4 @@
-package ingest
+package load
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
 
@@ -32,26 +34,26 @@ func TestLoadCounts(t *testing.T) {
 		ctx   context.Context
 		runs  int // the last run's stats are checked
 		srcs  []Source
-		opts  LoadOptions
-		want  LoadStats
-		check func(t *testing.T, st LoadStats, report string)
+		opts  Options
+		want  Stats
+		check func(t *testing.T, st Stats, report string)
 	}{
 		{name: "seeds", runs: 1, srcs: seedSourcesForTest(),
-			want: LoadStats{Documents: seedsN, Changed: seedsN}},
-		{name: "seeds again, in batches of 2", runs: 2, srcs: seedSourcesForTest(), opts: LoadOptions{Batch: 2},
-			want: LoadStats{Documents: seedsN, Unchanged: seedsN}},
+			want: Stats{Documents: seedsN, Changed: seedsN}},
+		{name: "seeds again, in batches of 2", runs: 2, srcs: seedSourcesForTest(), opts: Options{Batch: 2},
+			want: Stats{Documents: seedsN, Unchanged: seedsN}},
 		{name: "a refusal stops nothing", runs: 1, srcs: append(seedSourcesForTest(), bad),
-			want: LoadStats{Documents: seedsN + 1, Changed: seedsN, Refused: 1},
-			check: func(t *testing.T, _ LoadStats, report string) {
+			want: Stats{Documents: seedsN + 1, Changed: seedsN, Refused: 1},
+			check: func(t *testing.T, _ Stats, report string) {
 				if !strings.Contains(report, "bad.yaml") {
 					t.Errorf("the refusal is not reported: %q", report)
 				}
 			}},
-		{name: "N-Quads without a reader are refused", runs: 1, srcs: []Source{nq},
-			want: LoadStats{Refused: 1}},
+		{name: "N-Quads that restore no narration are refused", runs: 1, srcs: []Source{nq},
+			want: Stats{Refused: 1}},
 		{name: "cancelled", ctx: cancelled, runs: 1, srcs: append(seedSourcesForTest(), nq),
-			want: LoadStats{Documents: seedsN, NotLoaded: seedsN + 1},
-			check: func(t *testing.T, st LoadStats, _ string) {
+			want: Stats{Documents: seedsN, NotLoaded: seedsN + 1},
+			check: func(t *testing.T, st Stats, _ string) {
 				if err := st.Interrupted("load"); err == nil || !strings.Contains(err.Error(), "not loaded") {
 					t.Errorf("Interrupted: %v", err)
 				}
@@ -64,12 +66,12 @@ func TestLoadCounts(t *testing.T) {
 			}
 			w := newTestImporter(t)
 			var report strings.Builder
-			var st LoadStats
+			var st Stats
 			for range tc.runs {
 				report.Reset()
 				opts := tc.opts
 				opts.Report = &report
-				st = Load(ctx, w, tc.srcs, opts)
+				st = Run(ctx, w, tc.srcs, opts)
 			}
 			got := st
 			got.Claims, got.Entities, got.Stop = 0, 0, nil
@@ -90,20 +92,36 @@ func TestLoadCounts(t *testing.T) {
 func TestLoadRestoresNQuads(t *testing.T) {
 	ctx := context.Background()
 	src := newTestImporter(t)
-	if st := Load(ctx, src, seedSourcesForTest(), LoadOptions{}); st.Changed == 0 {
+	if st := Run(ctx, src, seedSourcesForTest(), Options{}); st.Changed == 0 {
 		t.Fatalf("seeds: %v", st)
 	}
 	var b strings.Builder
 	if err := cayleystore.WriteNQuads(&b, quadsOf(t, src)); err != nil {
 		t.Fatal(err)
 	}
-	st := Load(ctx, newTestImporter(t), []Source{{Name: "all.nq", Data: []byte(b.String())}}, LoadOptions{ReadNQuads: cayleystore.ReadNQuads})
+	st := Run(ctx, newTestImporter(t), []Source{{Name: "all.nq", Data: []byte(b.String())}}, Options{})
 	if st.Refused != 0 || st.Restored != len(seeds.Files()) {
 		t.Fatalf("restore: %v", st)
 	}
 }
 
-func quadsOf(t *testing.T, l *Local) []athar.Quad {
+// newTestImporter returns a local writer over a store of its own.
+func newTestImporter(t *testing.T) *testWriter {
+	t.Helper()
+	st, err := cayleystore.Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &testWriter{ingest.NewLocal(st, schema.Vocabulary()), st}
+}
+
+type testWriter struct {
+	*ingest.Local
+	store athar.Store
+}
+
+func quadsOf(t *testing.T, l *testWriter) []athar.Quad {
 	t.Helper()
 	var qs []athar.Quad
 	if err := l.store.Quads(context.Background(), func(q athar.Quad) error { qs = append(qs, q); return nil }); err != nil {

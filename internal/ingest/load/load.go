@@ -1,9 +1,12 @@
-package ingest
+// Package load is the one load loop: it reads narration documents and N-Quads files,
+// parses the documents on every core, orders them by dependency and hands them to an
+// ingest.Writer a batch at a time, counting what happened to each. Every command that
+// loads (load, seed, validate, serve's seeding) shares it, whatever the mode.
+package load
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +17,8 @@ import (
 	"sync"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 )
 
@@ -78,8 +83,8 @@ func ReadSources(stdin io.Reader, paths []string) ([]Source, error) {
 	return out, nil
 }
 
-// LoadStats are a load's totals.
-type LoadStats struct {
+// Stats are a load's totals.
+type Stats struct {
 	Documents, Changed, Unchanged, Refused int
 	Claims, Entities                       int // added by the documents imported
 	Restored                               int // narrations restored from N-Quads files
@@ -89,7 +94,7 @@ type LoadStats struct {
 	Stop      error // why the load stopped early, when it did
 }
 
-func (s LoadStats) String() string {
+func (s Stats) String() string {
 	msg := fmt.Sprintf("%d document(s): %d imported, %d unchanged, %d refused; %d claim(s) and %d entit%s added",
 		s.Documents, s.Changed, s.Unchanged, s.Refused, s.Claims, s.Entities, plural(s.Entities, "y", "ies"))
 	if s.Restored > 0 {
@@ -103,7 +108,7 @@ func (s LoadStats) String() string {
 
 // Interrupted returns the error the command cmd ends with when the load stopped before it
 // was done, and nil when it finished.
-func (s LoadStats) Interrupted(cmd string) error {
+func (s Stats) Interrupted(cmd string) error {
 	if s.NotLoaded == 0 {
 		return nil
 	}
@@ -125,8 +130,8 @@ func plural(n int, one, many string) string {
 // commits them in transactions of about 10,000 quads.
 const DefaultBatch = 1000
 
-// LoadOptions tune a load.
-type LoadOptions struct {
+// Options tune a load.
+type Options struct {
 	Batch   int       // documents per ImportMany; 0 means DefaultBatch
 	Verbose bool      // report each committed batch, and each file not loaded, on Report
 	Report  io.Writer // where refusals are reported, one a line; nil discards them
@@ -134,17 +139,15 @@ type LoadOptions struct {
 	// after each batch; its last call has done == total, also when the load stopped early,
 	// so that a display can close.
 	Progress func(done, total int)
-	// ReadNQuads decodes an N-Quads file; nil refuses every N-Quads file.
-	ReadNQuads func(io.Reader) ([]athar.Quad, error)
 }
 
-// Load imports every source through w: documents in dependency order (narration.Order), a
+// Run imports every source through w: documents in dependency order (narration.Order), a
 // batch at a time (the local writer commits new narrations in shared transactions, the
 // replica pipelines them through the log; every document is still all or nothing), then
 // the N-Quads files with Restore. A refused source never stops the others; a done ctx
 // stops the load, and what it did not get to is counted as not loaded. It is the one load
 // loop, whatever the mode and whichever command.
-func Load(ctx context.Context, w Writer, srcs []Source, opts LoadOptions) LoadStats {
+func Run(ctx context.Context, w ingest.Writer, srcs []Source, opts Options) Stats {
 	report := opts.Report
 	if report == nil {
 		report = io.Discard
@@ -153,7 +156,7 @@ func Load(ctx context.Context, w Writer, srcs []Source, opts LoadOptions) LoadSt
 	if batchSize < 1 {
 		batchSize = DefaultBatch
 	}
-	var st LoadStats
+	var st Stats
 	var docs []*narration.Document
 	var nq, texts []Source
 	text := map[*narration.Document][]byte{}
@@ -193,9 +196,9 @@ func Load(ctx context.Context, w Writer, srcs []Source, opts LoadOptions) LoadSt
 			break
 		}
 		n := min(len(ordered), batchSize)
-		batch := make([]Doc, n)
+		batch := make([]ingest.Doc, n)
 		for i, d := range ordered[:n] {
-			batch[i] = Doc{Document: d, Text: text[d]}
+			batch[i] = ingest.Doc{Document: d, Text: text[d]}
 		}
 		for i, r := range w.ImportMany(ctx, batch) {
 			switch {
@@ -229,7 +232,7 @@ func Load(ctx context.Context, w Writer, srcs []Source, opts LoadOptions) LoadSt
 			continue
 		}
 		var ids []athar.ID
-		quads, err := readNQuads(opts.ReadNQuads, s.Data)
+		quads, err := cayleystore.ReadNQuads(bytes.NewReader(s.Data))
 		if err == nil {
 			ids, err = w.Restore(ctx, quads, false)
 			st.Restored += len(ids)
@@ -246,13 +249,6 @@ func Load(ctx context.Context, w Writer, srcs []Source, opts LoadOptions) LoadSt
 		fmt.Fprintf(report, "interrupted: %d file(s) not loaded (-v lists them); they were not refused\n", st.NotLoaded)
 	}
 	return st
-}
-
-func readNQuads(read func(io.Reader) ([]athar.Quad, error), data []byte) ([]athar.Quad, error) {
-	if read == nil {
-		return nil, errors.New("N-Quads files are not accepted here")
-	}
-	return read(bytes.NewReader(data))
 }
 
 // stopped reports whether err says the work stopped because its context was done, rather
@@ -293,7 +289,7 @@ func parseAll(srcs []Source) []parsed {
 // writer over a store of their own), stopping at the first refusal. It returns them as the
 // Docs to write elsewhere, in that order, with the narration each defines: the replica
 // logs the seeds so, checked before they reach a shared log.
-func CheckAll(ctx context.Context, scratch Writer, srcs []Source) ([]Doc, []athar.ID, error) {
+func CheckAll(ctx context.Context, scratch ingest.Writer, srcs []Source) ([]ingest.Doc, []athar.ID, error) {
 	var docs []*narration.Document
 	text := map[*narration.Document][]byte{}
 	for _, s := range srcs {
@@ -304,14 +300,14 @@ func CheckAll(ctx context.Context, scratch Writer, srcs []Source) ([]Doc, []atha
 		docs = append(docs, d)
 		text[d] = s.Data
 	}
-	var out []Doc
+	var out []ingest.Doc
 	var ids []athar.ID
 	for _, d := range narration.Order(docs) {
 		res, err := scratch.Import(ctx, d)
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, Doc{Document: d, Text: text[d]})
+		out = append(out, ingest.Doc{Document: d, Text: text[d]})
 		ids = append(ids, res.Narration)
 	}
 	return out, ids, nil

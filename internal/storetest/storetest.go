@@ -59,11 +59,11 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Entities(context.Background(), []athar.ID{"person:a"}); err == nil {
-			t.Error("Entities on a closed store: no error")
+		if _, err := st.Entities(context.Background(), []athar.ID{"person:a"}); athar.ErrorCode(err) != athar.Unavailable {
+			t.Errorf("Entities on a closed store: %v (code %q), want %s", err, athar.ErrorCode(err), athar.Unavailable)
 		}
-		if err := st.Apply(context.Background(), athar.Changeset{Narration: "narration:x", Add: []athar.Quad{{Subject: "a", Predicate: "b", Object: athar.StringTerm("c"), Label: "d"}}}); err == nil {
-			t.Error("Apply on a closed store: no error")
+		if err := st.Apply(context.Background(), athar.Changeset{Narration: "narration:x", Add: []athar.Quad{{Subject: "a", Predicate: "b", Object: athar.StringTerm("c"), Label: "d"}}}); athar.ErrorCode(err) != athar.Unavailable {
+			t.Errorf("Apply on a closed store: %v (code %q), want %s", err, athar.ErrorCode(err), athar.Unavailable)
 		}
 	})
 }
