@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/export"
 	"github.com/athar-hadith/athar/schema"
 )
@@ -52,32 +51,15 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if err := w.catchUp(ctx); err != nil {
 		return fmt.Errorf("export: catch up with the log: %w", err)
 	}
-	st := w.read
-	switch {
-	case *only != "":
+	if *only != "" {
 		id := athar.ID(*only)
 		if id.Prefix() != athar.TypeNarration.Prefix() {
 			return usageError("export: --narration needs a narration id, e.g. narration:ahmad-208")
 		}
-		qs, err := st.NarrationQuads(ctx, id)
-		if err != nil {
-			return err
-		}
-		if len(qs) == 0 {
-			return athar.E("export", athar.NotFound, "no narration %s in the store", id)
-		}
-		return cayleystore.WriteNQuadsSealed(e.stdout, qs)
-	case *format == export.NQuads && *root == "" && len(predicates) == 0:
-		// The whole graph streams straight from the store.
-		w := cayleystore.NewNQuadsWriter(e.stdout)
-		if err := st.Quads(ctx, w.Write); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		return w.Seal()
+		return export.Narration(ctx, e.stdout, w.read, id)
 	}
-	sg, err := export.Select(ctx, st, export.Options{Root: athar.ID(*root), Depth: *depth, Predicates: predicates})
-	if err != nil {
+	if err := export.Graph(ctx, e.stdout, w.read, *format, export.Options{Root: athar.ID(*root), Depth: *depth, Predicates: predicates}); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	return export.Write(e.stdout, *format, sg)
+	return nil
 }
