@@ -59,6 +59,11 @@ type manifestTx interface {
 	exists(bucket string) bool
 	// reset drops both buckets and creates them empty.
 	reset() error
+	// scan calls fn with the keys of bucket from the first one >= from, in order, while fn
+	// returns true. Values are valid only during the call.
+	scan(bucket, from string, fn func(k string, v []byte) bool)
+	// resetBuckets drops the buckets and creates them empty.
+	resetBuckets(names ...string) error
 }
 
 // manifestKV is where the manifest is kept.
@@ -115,8 +120,23 @@ func (t boltTx) keys(bucket string) []string {
 
 func (t boltTx) exists(bucket string) bool { return t.tx.Bucket([]byte(bucket)) != nil }
 
-func (t boltTx) reset() error {
-	for _, name := range []string{manifestBucket, pendingBucket} {
+func (t boltTx) reset() error { return t.resetBuckets(manifestBucket, pendingBucket) }
+
+func (t boltTx) scan(bucket, from string, fn func(k string, v []byte) bool) {
+	b := t.tx.Bucket([]byte(bucket))
+	if b == nil {
+		return
+	}
+	c := b.Cursor()
+	for k, v := c.Seek([]byte(from)); k != nil; k, v = c.Next() {
+		if !fn(string(k), v) {
+			return
+		}
+	}
+}
+
+func (t boltTx) resetBuckets(names ...string) error {
+	for _, name := range names {
 		if err := t.tx.DeleteBucket([]byte(name)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
 			return err
 		}
@@ -132,7 +152,11 @@ func (t boltTx) reset() error {
 type memManifest map[string]map[string][]byte
 
 func newMemManifest() memManifest {
-	return memManifest{manifestBucket: {}, pendingBucket: {}}
+	m := memManifest{manifestBucket: {}, pendingBucket: {}}
+	for _, b := range rmBuckets {
+		m[b] = map[string][]byte{}
+	}
+	return m
 }
 
 func (m memManifest) view(fn func(manifestTx) error) error   { return fn(m) }
@@ -164,9 +188,23 @@ func (m memManifest) keys(bucket string) []string {
 
 func (m memManifest) exists(bucket string) bool { return m[bucket] != nil }
 
-func (m memManifest) reset() error {
-	m[manifestBucket], m[pendingBucket] = map[string][]byte{}, map[string][]byte{}
+func (m memManifest) reset() error { return m.resetBuckets(manifestBucket, pendingBucket) }
+
+func (m memManifest) resetBuckets(names ...string) error {
+	for _, name := range names {
+		m[name] = map[string][]byte{}
+	}
 	return nil
+}
+
+// scan sorts the bucket's keys at every call: memstore is for tests and small graphs.
+func (m memManifest) scan(bucket, from string, fn func(k string, v []byte) bool) {
+	keys := m.keys(bucket)
+	for i := sort.SearchStrings(keys, from); i < len(keys); i++ {
+		if !fn(keys[i], m[bucket][keys[i]]) {
+			return
+		}
+	}
 }
 
 // An entry is a label's quads without their label: a sorted run of records, each a uvarint
@@ -432,7 +470,7 @@ func (s *Store) markPending(labels []string) (stale []string, err error) {
 				return err
 			}
 		}
-		return nil
+		return tx.put(pendingBucket, rmPendingKey, []byte{})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("manifest: mark %d narration(s) pending: %w", len(labels), err)
@@ -452,18 +490,27 @@ func (s *Store) clearPending(labels []string) {
 				return err
 			}
 		}
-		return nil
+		if s.rmStale {
+			return nil
+		}
+		return tx.del(pendingBucket, rmPendingKey)
 	})
 }
 
 // commitManifest writes the entries of the labels c touched, after Cayley's commit, and
-// clears their marks; labels in skip are left marked for rebuildLabels. Callers hold the
-// write lock.
-func (s *Store) commitManifest(c *manifestChange, skip map[string]bool) error {
-	if len(c.labels) == len(skip) {
+// clears their marks; labels in skip are left marked for rebuildLabels. rm, when given,
+// updates the read model in the same transaction (readmodel.go). Callers hold the write
+// lock.
+func (s *Store) commitManifest(c *manifestChange, skip map[string]bool, rm func(manifestTx) error) error {
+	if len(c.labels) == len(skip) && rm == nil {
 		return nil
 	}
 	return s.man.update(func(tx manifestTx) error {
+		if rm != nil {
+			if err := rm(tx); err != nil {
+				return err
+			}
+		}
 		for _, l := range c.labels {
 			if skip[l] {
 				continue
@@ -586,7 +633,7 @@ func (s *Store) rebuildManifest(ctx context.Context) error {
 func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
 	want := map[string]bool{}
 	for _, l := range labels {
-		if l != rebuildAllKey {
+		if l != rebuildAllKey && l != rmPendingKey {
 			want[l] = true
 		}
 	}
