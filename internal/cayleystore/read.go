@@ -179,13 +179,30 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 	return out, nil
 }
 
-// Entities implements athar.Store.
+// Entities implements athar.Store. It reads the records from the read model
+// (readmodel_entity.go); while that is stale, from Cayley (entity).
 func (s *Store) Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
 	out := make([]*athar.Entity, len(ids))
+	if !s.rmStale {
+		err := s.man.view(func(tx manifestTx) error {
+			for i, id := range ids {
+				e, err := rmEntity(ctx, tx, id)
+				if err != nil {
+					return err
+				}
+				out[i] = e
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("entities: %w", err)
+		}
+		return out, nil
+	}
 	for i, id := range ids {
 		e, err := s.entity(ctx, id)
 		if err != nil {

@@ -46,7 +46,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -211,19 +211,18 @@ func rmDel(tx manifestTx, r rmRow) error {
 	return nil
 }
 
-// rmChange returns what an Apply's committed change does to the read model: the rows
-// now present and those now absent. Cayley's KV backend applies a transaction's additions
-// before its removals; a quad both added and removed is looked up in the store. Callers
-// hold the write lock, after Cayley's commit.
-func (s *Store) rmChange(ctx context.Context, c *manifestChange) (put, del []rmRow, err error) {
+// rmChange returns what an Apply's committed change does to the read model: the quads
+// it keeps that are now present, and those now absent. Cayley's KV backend applies a
+// transaction's additions before its removals; a quad both added and removed is looked up
+// in the store. Callers hold the write lock, after Cayley's commit.
+func (s *Store) rmChange(ctx context.Context, c *manifestChange) (put, del []quad.Quad, err error) {
 	for _, l := range c.labels {
 		removed := map[quad.Quad]bool{}
 		for _, q := range c.remove[l] {
 			removed[q] = true
 		}
 		for _, q := range c.add[l] {
-			r, ok := rowOf(q)
-			if !ok {
+			if !readModelKeeps(q) {
 				continue
 			}
 			present := true
@@ -234,21 +233,44 @@ func (s *Store) rmChange(ctx context.Context, c *manifestChange) (put, del []rmR
 				delete(removed, q)
 			}
 			if present {
-				put = append(put, r)
+				put = append(put, q)
 			} else {
-				del = append(del, r)
+				del = append(del, q)
 			}
 		}
 		for _, q := range c.remove[l] {
-			if !removed[q] {
-				continue // added too: decided above
-			}
-			if r, ok := rowOf(q); ok {
-				del = append(del, r)
+			if removed[q] && readModelKeeps(q) { // not added too: decided above
+				del = append(del, q)
 			}
 		}
 	}
 	return put, del, nil
+}
+
+// readModelKeeps reports whether the read model keeps a row for q.
+func readModelKeeps(q quad.Quad) bool {
+	if _, ok := rowOf(q); ok {
+		return true
+	}
+	_, ok := entRowOf(q)
+	return ok
+}
+
+// rmApply stores (add) or removes the rows of q.
+func rmApply(tx manifestTx, q quad.Quad, add bool) error {
+	if r, ok := rowOf(q); ok {
+		if add {
+			return rmPut(tx, r)
+		}
+		return rmDel(tx, r)
+	}
+	if r, ok := entRowOf(q); ok {
+		if add {
+			return entPut(tx, r)
+		}
+		return entDel(tx, r)
+	}
+	return nil
 }
 
 // hasQuad reports whether the store holds q. Callers hold a lock.
@@ -296,19 +318,19 @@ func (s *Store) rebuildReadModel(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read model: rebuild: %w", err)
 	}
-	rows, err := s.scanRows(ctx)
+	qs, err := s.scanReadModel(ctx)
 	const rmChunk = 50000
-	for len(rows) > 0 && err == nil {
-		n := min(rmChunk, len(rows))
+	for len(qs) > 0 && err == nil {
+		n := min(rmChunk, len(qs))
 		err = s.man.update(func(tx manifestTx) error {
-			for _, r := range rows[:n] {
-				if err := rmPut(tx, r); err != nil {
+			for _, q := range qs[:n] {
+				if err := rmApply(tx, q, true); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
-		rows = rows[n:]
+		qs = qs[n:]
 	}
 	if err == nil {
 		err = s.man.update(func(tx manifestTx) error { return tx.del(pendingBucket, rmPendingKey) })
@@ -320,18 +342,15 @@ func (s *Store) rebuildReadModel(ctx context.Context) error {
 	return nil
 }
 
-// scanRows reads every quad of the store once and returns the rows of the plain triples,
-// sorted. On the KV backends it resolves the terms of those quads only. It counts as one
-// full scan. Callers hold a lock (or own the store).
-func (s *Store) scanRows(ctx context.Context) ([]rmRow, error) {
+// scanReadModel reads every quad of the store once and returns those the read model keeps
+// rows for (plain triples, entity records). On the KV backends it resolves the terms of
+// those quads only. It counts as one full scan. Callers hold a lock (or own the store).
+func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 	s.fullScans.Add(1)
-	var rows []rmRow
+	var out []quad.Quad
 	add := func(q quad.Quad) {
-		if labelOf(q) == "" {
-			return
-		}
-		if r, ok := rowOf(q); ok {
-			rows = append(rows, r)
+		if labelOf(q) != "" && readModelKeeps(q) {
+			out = append(out, q)
 		}
 	}
 	kqs, ok := s.qs.(*kv.QuadStore)
@@ -343,24 +362,24 @@ func (s *Store) scanRows(ctx context.Context) ([]rmRow, error) {
 			}
 			return err
 		})
-		return sortRows(rows), err
+		return out, err
 	}
-	plain := map[uint64]bool{} // predicate node id -> a vocabulary, non-structural predicate
+	kept := map[uint64]bool{} // predicate node id -> a predicate the read model keeps
 	var prims []*proto.Primitive
 	err := each(ctx, kqs.QuadsAllIterator(), func(r graph.Ref) error {
 		p, ok := r.(*proto.Primitive)
 		if !ok {
 			return fmt.Errorf("unexpected KV quad ref %T", r)
 		}
-		keep, known := plain[p.Predicate]
+		keep, known := kept[p.Predicate]
 		if !known {
 			vals, err := s.values(ctx, kqs, []uint64{p.Predicate})
 			if err != nil {
 				return err
 			}
 			pi := iriOf(vals[0])
-			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi)
-			plain[p.Predicate] = keep
+			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != ""
+			kept[p.Predicate] = keep
 		}
 		if keep {
 			prims = append(prims, p)
@@ -377,17 +396,7 @@ func (s *Store) scanRows(ctx context.Context) ([]rmRow, error) {
 		}
 		prims = prims[n:]
 	}
-	return sortRows(rows), err
-}
-
-func sortRows(rows []rmRow) []rmRow {
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].key != rows[j].key {
-			return rows[i].key < rows[j].key
-		}
-		return rows[i].label < rows[j].label
-	})
-	return rows
+	return out, err
 }
 
 // rmList calls fn with the claims of one list (an entity's or a predicate's) in order,

@@ -3,9 +3,12 @@ package cayleystore
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/athar-hadith/athar/internal/athar/storetest"
 )
 
 // dumpReadModel returns the read model's buckets as the closed store at dir holds them.
@@ -90,6 +93,64 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 			if got := dumpReadModel(t, dir); !reflect.DeepEqual(got, want) {
 				t.Errorf("rebuilt read model =\n%q\nApply keeps\n%q", got, want)
 			}
+		})
+	}
+}
+
+// TestReadModelAgreesWithCayley compares every read the read model answers with the same
+// read from Cayley's indexes, after each of a random sequence of writes.
+func TestReadModelAgreesWithCayley(t *testing.T) {
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
+			st, err := Open(spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			ctx := context.Background()
+			ids := storetest.RandomIDs
+			storetest.RandomWrites(t, st, 60, func(step int) {
+				fromModel, err := st.Entities(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				about, err := st.ClaimsAbout(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				edges, err := st.Edges(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st.mu.RLock()
+				defer st.mu.RUnlock()
+				for i, id := range ids {
+					e, err := st.entity(ctx, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(fromModel[i], e) {
+						t.Fatalf("step %d: entity %s: read model %+v, Cayley %+v", step, id, fromModel[i], e)
+					}
+					refs, err := st.claimsAbout(ctx, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(refs) == 0 && len(about[id]) == 0 {
+						continue
+					}
+					if !reflect.DeepEqual(about[id], refs) {
+						t.Fatalf("step %d: claims about %s: read model %+v, Cayley %+v", step, id, about[id], refs)
+					}
+				}
+				scanned, err := st.edgesByScan(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(edges, scanned) {
+					t.Fatalf("step %d: edges: read model %+v, Cayley %+v", step, edges, scanned)
+				}
+			})
 		})
 	}
 }

@@ -243,13 +243,13 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 			s.rmStale = true
 		} else {
 			rm = func(tx manifestTx) error {
-				for _, r := range del {
-					if err := rmDel(tx, r); err != nil {
+				for _, q := range del {
+					if err := rmApply(tx, q, false); err != nil {
 						return err
 					}
 				}
-				for _, r := range put {
-					if err := rmPut(tx, r); err != nil {
+				for _, q := range put {
+					if err := rmApply(tx, q, true); err != nil {
 						return err
 					}
 				}

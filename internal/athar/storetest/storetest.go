@@ -958,10 +958,29 @@ func randomDoc(n, v int) string {
 // PageClaims page by page), the claims of each predicate and the edges agree with what
 // the quads themselves say.
 func testReadModelAgrees(t *testing.T, st athar.Store) {
+	RandomWrites(t, st, 60, func(step int) { checkReadModel(t, st, step) })
+}
+
+// RandomIDs are the entities RandomWrites writes about.
+var RandomIDs = func() []athar.ID {
+	var ids []athar.ID
+	for _, p := range []string{"person:p", "concept:c", "event:e"} {
+		for i := range 4 {
+			ids = append(ids, athar.ID(fmt.Sprintf("%s%d", p, i)))
+		}
+	}
+	return ids
+}()
+
+// RandomWrites runs steps random imports, new versions, deletes and merges of six
+// narrations about RandomIDs through the writer (the same sequence every run), calling
+// check after each. Refused writes are logged, not failed.
+func RandomWrites(t *testing.T, st athar.Store, steps int, check func(step int)) {
+	t.Helper()
 	ctx := context.Background()
 	w := ingest.NewLocal(st, schema.Vocabulary())
 	rnd := rand.New(rand.NewPCG(14, 14))
-	for step := range 60 {
+	for step := range steps {
 		switch op := rnd.IntN(10); {
 		case op < 6: // import, or a new version
 			src := randomDoc(rnd.IntN(6), rnd.IntN(1000))
@@ -985,7 +1004,7 @@ func testReadModelAgrees(t *testing.T, st athar.Store) {
 				t.Logf("step %d: merge refused: %v", step, err)
 			}
 		}
-		checkReadModel(t, st, step)
+		check(step)
 	}
 }
 
@@ -1048,12 +1067,7 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 	bySortKey := func(rs []athar.ClaimRef) {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].SortKey() < rs[j].SortKey() })
 	}
-	var ids []athar.ID
-	for _, p := range []string{"person:p", "concept:c", "event:e"} {
-		for i := range 4 {
-			ids = append(ids, athar.ID(fmt.Sprintf("%s%d", p, i)))
-		}
-	}
+	ids := RandomIDs
 	gotAbout, err := st.ClaimsAbout(ctx, ids)
 	if err != nil {
 		t.Fatal(err)
