@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/kv"
@@ -149,59 +150,85 @@ func (t boltTx) resetBuckets(names ...string) error {
 
 // memManifest keeps the manifest in maps, for memstore. Callers hold the store's lock
 // (the write lock for update); no write can fail halfway, so update needs no rollback.
-type memManifest map[string]map[string][]byte
+// scan sorts a bucket's keys when it first needs them after a key was added or removed:
+// writes (which never scan) stay map operations, and reads between writes sort once.
+type memManifest struct {
+	buckets map[string]map[string][]byte
+	mu      sync.Mutex          // guards sorted: readers sharing the store's read lock fill it
+	sorted  map[string][]string // bucket -> its keys, sorted; absent when stale
+}
 
-func newMemManifest() memManifest {
-	m := memManifest{manifestBucket: {}, pendingBucket: {}}
+func newMemManifest() *memManifest {
+	m := &memManifest{buckets: map[string]map[string][]byte{manifestBucket: {}, pendingBucket: {}}, sorted: map[string][]string{}}
 	for _, b := range rmBuckets {
-		m[b] = map[string][]byte{}
+		m.buckets[b] = map[string][]byte{}
 	}
 	return m
 }
 
-func (m memManifest) view(fn func(manifestTx) error) error   { return fn(m) }
-func (m memManifest) update(fn func(manifestTx) error) error { return fn(m) }
+func (m *memManifest) view(fn func(manifestTx) error) error   { return fn(m) }
+func (m *memManifest) update(fn func(manifestTx) error) error { return fn(m) }
 
-func (m memManifest) get(bucket, key string) []byte { return m[bucket][key] }
+func (m *memManifest) get(bucket, key string) []byte { return m.buckets[bucket][key] }
 
-func (m memManifest) put(bucket, key string, v []byte) error {
-	if m[bucket] == nil {
-		m[bucket] = map[string][]byte{}
+func (m *memManifest) put(bucket, key string, v []byte) error {
+	b := m.buckets[bucket]
+	if b == nil {
+		b = map[string][]byte{}
+		m.buckets[bucket] = b
 	}
-	m[bucket][key] = append([]byte(nil), v...)
+	if _, ok := b[key]; !ok {
+		m.stale(bucket)
+	}
+	b[key] = append([]byte{}, v...) // never nil: get tells a present key by a non-nil value
 	return nil
 }
 
-func (m memManifest) del(bucket, key string) error {
-	delete(m[bucket], key)
+func (m *memManifest) del(bucket, key string) error {
+	if _, ok := m.buckets[bucket][key]; ok {
+		delete(m.buckets[bucket], key)
+		m.stale(bucket)
+	}
 	return nil
 }
 
-func (m memManifest) keys(bucket string) []string {
-	out := make([]string, 0, len(m[bucket]))
-	for k := range m[bucket] {
+func (m *memManifest) keys(bucket string) []string {
+	out := make([]string, 0, len(m.buckets[bucket]))
+	for k := range m.buckets[bucket] {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
 }
 
-func (m memManifest) exists(bucket string) bool { return m[bucket] != nil }
+func (m *memManifest) exists(bucket string) bool { return m.buckets[bucket] != nil }
 
-func (m memManifest) reset() error { return m.resetBuckets(manifestBucket, pendingBucket) }
+func (m *memManifest) reset() error { return m.resetBuckets(manifestBucket, pendingBucket) }
 
-func (m memManifest) resetBuckets(names ...string) error {
+func (m *memManifest) resetBuckets(names ...string) error {
 	for _, name := range names {
-		m[name] = map[string][]byte{}
+		m.buckets[name] = map[string][]byte{}
+		m.stale(name)
 	}
 	return nil
 }
 
-// scan sorts the bucket's keys at every call: memstore is for tests and small graphs.
-func (m memManifest) scan(bucket, from string, fn func(k string, v []byte) bool) {
-	keys := m.keys(bucket)
+func (m *memManifest) stale(bucket string) {
+	m.mu.Lock()
+	delete(m.sorted, bucket)
+	m.mu.Unlock()
+}
+
+func (m *memManifest) scan(bucket, from string, fn func(k string, v []byte) bool) {
+	m.mu.Lock()
+	keys, ok := m.sorted[bucket]
+	if !ok {
+		keys = m.keys(bucket)
+		m.sorted[bucket] = keys
+	}
+	m.mu.Unlock()
 	for i := sort.SearchStrings(keys, from); i < len(keys); i++ {
-		if !fn(keys[i], m[bucket][keys[i]]) {
+		if !fn(keys[i], m.buckets[bucket][keys[i]]) {
 			return
 		}
 	}

@@ -11,7 +11,8 @@ package cayleystore
 //	rmAboutBucket  entity IRI  \x00 sort key \x00 label -> the claim's reference
 //	rmPredBucket   predicate   \x00 sort key \x00 label -> the claim's reference
 //	rmCountBucket  "e\x00" entity, "ep\x00" entity \x00 predicate, "p\x00" predicate ->
-//	               how many distinct claims (uvarint)
+//	               how many distinct claims (uvarint); "g" bucket \x00 owner \x00 sort key ->
+//	               how many labels the claim has in that list
 //
 // It is derived, never a second source of truth, and kept in step with Cayley by the
 // manifest's protocol (manifest.go): Apply marks rmPendingKey with the labels in step 1,
@@ -142,15 +143,6 @@ func decodeRef(b []byte) (athar.ClaimRef, error) {
 	return r, nil
 }
 
-func hasPrefix(tx manifestTx, bucket, prefix string) bool {
-	found := false
-	tx.scan(bucket, prefix, func(k string, _ []byte) bool {
-		found = strings.HasPrefix(k, prefix)
-		return false
-	})
-	return found
-}
-
 func addCounts(tx manifestTx, keys []string, d int) error {
 	for _, k := range keys {
 		n, _ := binary.Uvarint(tx.get(rmCountBucket, k))
@@ -168,17 +160,26 @@ func addCounts(tx manifestTx, keys []string, d int) error {
 	return nil
 }
 
+// groupKey is the count key of the labels a claim has in one list: a claim is new to a
+// list, or gone from it, when that count leaves or reaches zero (a map lookup, not a seek).
+func groupKey(t rmTarget, sortKey string) string {
+	return "g" + t.bucket + "\x00" + t.owner + "\x00" + sortKey
+}
+
 // rmPut stores a row in each of its lists; a claim new to a list adds one to its counts.
 func rmPut(tx manifestTx, r rmRow) error {
 	v := encodeRef(r.ref)
 	for _, t := range r.targets() {
-		prefix := t.owner + "\x00" + r.key + "\x00"
-		k := prefix + r.label
+		k := t.owner + "\x00" + r.key + "\x00" + r.label
 		if tx.get(t.bucket, k) != nil {
 			continue
 		}
-		fresh := !hasPrefix(tx, t.bucket, prefix)
 		if err := tx.put(t.bucket, k, v); err != nil {
+			return err
+		}
+		g := groupKey(t, r.key)
+		fresh := tx.get(rmCountBucket, g) == nil
+		if err := addCounts(tx, []string{g}, 1); err != nil {
 			return err
 		}
 		if fresh {
@@ -194,15 +195,18 @@ func rmPut(tx manifestTx, r rmRow) error {
 // counts.
 func rmDel(tx manifestTx, r rmRow) error {
 	for _, t := range r.targets() {
-		prefix := t.owner + "\x00" + r.key + "\x00"
-		k := prefix + r.label
+		k := t.owner + "\x00" + r.key + "\x00" + r.label
 		if tx.get(t.bucket, k) == nil {
 			continue
 		}
 		if err := tx.del(t.bucket, k); err != nil {
 			return err
 		}
-		if !hasPrefix(tx, t.bucket, prefix) {
+		g := groupKey(t, r.key)
+		if err := addCounts(tx, []string{g}, -1); err != nil {
+			return err
+		}
+		if tx.get(rmCountBucket, g) == nil {
 			if err := addCounts(tx, t.counts, -1); err != nil {
 				return err
 			}

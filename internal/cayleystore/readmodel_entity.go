@@ -6,7 +6,8 @@ package cayleystore
 // of them to vote on its name. The read model keeps, per entity, the distinct values of
 // those quads with how many labels give each, so a record is one short range scan:
 //
-//	rmEntityBucket  "r\x00" entity \x00 kind \x00 value \x00 label \x00 term -> {} (one row per quad)
+//	rmEntityBucket  "r\x00" entity \x00 kind \x00 value \x00 label \x00 term -> 1 (one row per quad)
+//	                "l\x00" entity \x00 kind \x00 value \x00 label -> its rows (uvarint)
 //	                "a\x00" entity \x00 kind \x00 value -> how many labels give it (uvarint)
 //
 // kind is t (rdf:type, value the type's IRI), n (rdfs:label), a (rdfs:label in Arabic),
@@ -66,15 +67,20 @@ func entRowOf(q quad.Quad) (entRow, bool) {
 
 func (r entRow) valueKey() string { return r.subject + "\x00" + r.kind + "\x00" + r.value }
 
-// entPut stores a row; a label new to its value adds one to the value's count.
+// entPut stores a row; a label new to its value adds one to the value's count. The
+// "l" key counts the label's rows for the value (quads that differ in language or
+// datatype only), so that newness is a lookup, not a seek.
 func entPut(tx manifestTx, r entRow) error {
-	byLabel := "r\x00" + r.valueKey() + "\x00" + r.label + "\x00"
-	k := byLabel + r.term
+	byLabel := r.valueKey() + "\x00" + r.label
+	k := "r\x00" + byLabel + "\x00" + r.term
 	if tx.get(rmEntityBucket, k) != nil {
 		return nil
 	}
-	fresh := !hasPrefix(tx, rmEntityBucket, byLabel)
+	fresh := tx.get(rmEntityBucket, "l\x00"+byLabel) == nil
 	if err := tx.put(rmEntityBucket, k, []byte{1}); err != nil { // not empty: see addEntityCount
+		return err
+	}
+	if err := addEntityCount(tx, "l\x00"+byLabel, 1); err != nil {
 		return err
 	}
 	if !fresh {
@@ -85,15 +91,18 @@ func entPut(tx manifestTx, r entRow) error {
 
 // entDel removes a row; a value one label fewer gives takes one from its count.
 func entDel(tx manifestTx, r entRow) error {
-	byLabel := "r\x00" + r.valueKey() + "\x00" + r.label + "\x00"
-	k := byLabel + r.term
+	byLabel := r.valueKey() + "\x00" + r.label
+	k := "r\x00" + byLabel + "\x00" + r.term
 	if tx.get(rmEntityBucket, k) == nil {
 		return nil
 	}
 	if err := tx.del(rmEntityBucket, k); err != nil {
 		return err
 	}
-	if hasPrefix(tx, rmEntityBucket, byLabel) {
+	if err := addEntityCount(tx, "l\x00"+byLabel, -1); err != nil {
+		return err
+	}
+	if tx.get(rmEntityBucket, "l\x00"+byLabel) != nil {
 		return nil
 	}
 	return addEntityCount(tx, "a\x00"+r.valueKey(), -1)
