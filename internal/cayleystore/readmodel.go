@@ -308,10 +308,11 @@ func (s *Store) openReadModel(ctx context.Context) error {
 	return s.rebuildReadModel(ctx)
 }
 
-// rebuildReadModel builds the read model from one scan of the store. The rows are gathered
-// during the scan (bbolt must not write while the scan's read transaction is open) and
-// written after it, in transactions of rmChunk rows, under rmPendingKey so that a rebuild
-// cut short starts again at the next Open.
+// rebuildReadModel builds the read model from one scan of the store. The quads it keeps are
+// gathered during the scan (bbolt must not write while the scan's read transaction is
+// open), its rows and counts built in memory -- the read model's size, once -- and
+// written after it in key order, under rmPendingKey so that a rebuild cut short starts
+// again at the next Open.
 func (s *Store) rebuildReadModel(ctx context.Context) error {
 	err := s.man.update(func(tx manifestTx) error {
 		if err := tx.resetBuckets(rmBuckets...); err != nil {
@@ -323,18 +324,42 @@ func (s *Store) rebuildReadModel(ctx context.Context) error {
 		return fmt.Errorf("read model: rebuild: %w", err)
 	}
 	qs, err := s.scanReadModel(ctx)
-	const rmChunk = 50000
-	for len(qs) > 0 && err == nil {
-		n := min(rmChunk, len(qs))
-		err = s.man.update(func(tx manifestTx) error {
-			for _, q := range qs[:n] {
-				if err := rmApply(tx, q, true); err != nil {
-					return err
+	// The rows and counts are built in memory, then written bucket by bucket in key
+	// order: bbolt appends sorted keys to full pages instead of splitting pages at random
+	// places (at 3,000 narrations, 26 s the other way).
+	mem := newMemManifest()
+	for _, q := range qs {
+		if err == nil {
+			err = rmApply(mem, q, true)
+		}
+	}
+	qs = nil
+	const rmChunk = 100000
+	for _, b := range rmBuckets {
+		keys := mem.keys(b)
+		for len(keys) > 0 && err == nil {
+			n := min(rmChunk, len(keys))
+			err = s.man.update(func(tx manifestTx) error {
+				put := tx.put
+				if bt, ok := tx.(boltTx); ok {
+					// Keys come in order: fill the pages rather than split them in half.
+					bk, err := bt.tx.CreateBucketIfNotExists([]byte(b))
+					if err != nil {
+						return err
+					}
+					bk.FillPercent = 0.95
+					put = func(_, k string, v []byte) error { return bk.Put([]byte(k), v) }
 				}
-			}
-			return nil
-		})
-		qs = qs[n:]
+				for _, k := range keys[:n] {
+					if err := put(b, k, mem.get(b, k)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			keys = keys[n:]
+		}
+		delete(mem.buckets, b)
 	}
 	if err == nil {
 		err = s.man.update(func(tx manifestTx) error { return tx.del(pendingBucket, rmPendingKey) })
