@@ -38,26 +38,42 @@ func (r *Resolver) entityNarrationCount(ctx context.Context, obj model.Entity) (
 }
 
 // entityClaims resolves Entity.claims: the claims with the entity as subject or object.
-// The page is chosen from the claims' references; only its own claims are loaded.
+// The store reads the page's references and the count, not the entity's every claim;
+// only the page's own claims are loaded.
 func (r *Resolver) entityClaims(ctx context.Context, obj model.Entity, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
-	refs, err := r.about(ctx, obj.EntityID(), predicate)
+	q := athar.ClaimPageQuery{Entity: obj.EntityID()}
+	if predicate != nil && *predicate != "" {
+		if err := r.checkPredicate("predicate", *predicate); err != nil {
+			return nil, err
+		}
+		q.Predicate = *predicate
+	}
+	return r.claimRefPage(ctx, q, first, after)
+}
+
+// claimRefPage reads one page of claim references (Store.PageClaims) and loads their
+// claims.
+func (r *Resolver) claimRefPage(ctx context.Context, q athar.ClaimPageQuery, first *int, after *string) (*model.ClaimConnection, error) {
+	size, k, err := pageArgs(first, after)
 	if err != nil {
 		return nil, err
 	}
-	key := func(i int) string { return refs[i].SortKey() }
-	w, err := paginate(len(refs), key, first, after)
+	q.First, q.After = size, k
+	page, err := r.store.PageClaims(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]athar.ID, 0, w.to-w.from)
-	for i := w.from; i < w.to; i++ {
-		ids = append(ids, refs[i].ID)
+	refs := page.Refs
+	ids := make([]athar.ID, len(refs))
+	for i := range refs {
+		ids[i] = refs[i].ID
 	}
 	claims, err := r.loadClaims(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	return claimPage(w, key, claims), nil
+	key := func(i int) string { return refs[i].SortKey() }
+	return claimPage(window{from: 0, to: len(refs), total: page.Total, more: page.More}, key, claims), nil
 }
 
 // loadClaims loads claims by id through the request's claim loader, nil where absent.

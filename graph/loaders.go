@@ -29,7 +29,7 @@ type loaders struct {
 }
 
 // loaderWait is how long a loader collects keys before it calls the store.
-const loaderWait = 5 * time.Millisecond
+const loaderWait = 2 * time.Millisecond
 
 func newLoaders(st reader) *loaders {
 	opt := dataloadgen.WithWait(loaderWait)

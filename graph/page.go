@@ -37,21 +37,32 @@ type window struct {
 	more     bool
 }
 
-// paginate picks the page of n items (sorted by key(i)) that follows after, first long.
-func paginate(n int, key func(int) string, first *int, after *string) (window, error) {
-	size := 50
+// pageArgs checks a connection's arguments: the page size, and the sort key the page
+// follows ("" from the start).
+func pageArgs(first *int, after *string) (size int, key string, err error) {
+	size = 50
 	if first != nil {
 		size = *first
 	}
 	if size < 0 || size > MaxPage {
-		return window{}, athar.E("", athar.Invalid, "first: %d is out of range: expected 0 to %d", size, MaxPage)
+		return 0, "", athar.E("", athar.Invalid, "first: %d is out of range: expected 0 to %d", size, MaxPage)
+	}
+	if after != nil && *after != "" {
+		if key, err = decodeCursor(*after); err != nil {
+			return 0, "", err
+		}
+	}
+	return size, key, nil
+}
+
+// paginate picks the page of n items (sorted by key(i)) that follows after, first long.
+func paginate(n int, key func(int) string, first *int, after *string) (window, error) {
+	size, k, err := pageArgs(first, after)
+	if err != nil {
+		return window{}, err
 	}
 	from := 0
-	if after != nil && *after != "" {
-		k, err := decodeCursor(*after)
-		if err != nil {
-			return window{}, err
-		}
+	if k != "" {
 		from = sort.Search(n, func(i int) bool { return key(i) > k })
 	}
 	to := min(from+size, n)

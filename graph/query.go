@@ -129,6 +129,10 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 	if minRoutes != nil && *minRoutes > f.MinAttestations {
 		f.MinAttestations = *minRoutes // n routes need at least n narrations
 	}
+	if f == (athar.ClaimFilter{Predicate: f.Predicate}) && f.Predicate != "" {
+		// Every claim of a predicate: a page of the store's sorted list.
+		return r.claimRefPage(ctx, athar.ClaimPageQuery{Predicate: f.Predicate}, first, after)
+	}
 	claims, err := r.store.FindClaims(ctx, f)
 	if err != nil {
 		return nil, err
@@ -294,10 +298,16 @@ func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Even
 	if err != nil {
 		return nil, err
 	}
+	// chronology needs each claim's subject, object and value: the references the store
+	// keeps sorted per predicate, not the claims with their attestations.
 	byPredicate := map[string][]*athar.Claim{}
 	for _, p := range timelinePredicates {
-		if byPredicate[p], err = r.store.FindClaims(ctx, athar.ClaimFilter{Predicate: p}); err != nil {
+		page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Predicate: p, First: -1})
+		if err != nil {
 			return nil, err
+		}
+		for _, ref := range page.Refs {
+			byPredicate[p] = append(byPredicate[p], &athar.Claim{ID: ref.ID, Subject: ref.Subject, Predicate: ref.Predicate, Object: ref.Object, Value: ref.Value})
 		}
 	}
 	order := chronology(events, byPredicate)

@@ -25,6 +25,7 @@ type reader interface {
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)
+	PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error)
 	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
 	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
 	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)

@@ -63,6 +63,13 @@ type Store interface {
 	// of entities at once, at the cost of reading the entities' own quads only.
 	ClaimsAbout(ctx context.Context, ids []ID) (map[ID][]ClaimRef, error)
 
+	// PageClaims returns one page of the claims about an entity (q.Entity: as subject or
+	// object; of one predicate when q.Predicate is set too) or of a predicate (q.Predicate
+	// alone), without their attestations, sorted by SortKey, with how many there are in
+	// all. It reads the page, not every claim: the store keeps these lists sorted beside the
+	// graph. Returns an Invalid error when neither is set.
+	PageClaims(ctx context.Context, q ClaimPageQuery) (ClaimPage, error)
+
 	// Claims returns the claims with the given ids and their attestations, in order, nil
 	// where absent.
 	Claims(ctx context.Context, ids []ID) ([]*Claim, error)
@@ -84,4 +91,19 @@ type ClaimFilter struct {
 	Entity          ID // subject or object
 	Narration       ID // attested by this narration
 	MinAttestations int
+}
+
+// ClaimPageQuery selects a page of claims (Store.PageClaims).
+type ClaimPageQuery struct {
+	Entity    ID     // claims with it as subject or object
+	Predicate string // vocabulary name: of this predicate (every claim of it, without Entity)
+	After     string // the SortKey of the last claim of the previous page; "" from the start
+	First     int    // how many at most; negative for all
+}
+
+// ClaimPage is a page of claims (Store.PageClaims).
+type ClaimPage struct {
+	Refs  []ClaimRef // sorted by SortKey; Narrations sorted
+	Total int        // the claims matching the query, on every page
+	More  bool       // some follow this page
 }

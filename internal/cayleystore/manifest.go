@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/kv"
@@ -59,6 +60,11 @@ type manifestTx interface {
 	exists(bucket string) bool
 	// reset drops both buckets and creates them empty.
 	reset() error
+	// scan calls fn with the keys of bucket from the first one >= from, in order, while fn
+	// returns true. Values are valid only during the call.
+	scan(bucket, from string, fn func(k string, v []byte) bool)
+	// resetBuckets drops the buckets and creates them empty.
+	resetBuckets(names ...string) error
 }
 
 // manifestKV is where the manifest is kept.
@@ -115,8 +121,23 @@ func (t boltTx) keys(bucket string) []string {
 
 func (t boltTx) exists(bucket string) bool { return t.tx.Bucket([]byte(bucket)) != nil }
 
-func (t boltTx) reset() error {
-	for _, name := range []string{manifestBucket, pendingBucket} {
+func (t boltTx) reset() error { return t.resetBuckets(manifestBucket, pendingBucket) }
+
+func (t boltTx) scan(bucket, from string, fn func(k string, v []byte) bool) {
+	b := t.tx.Bucket([]byte(bucket))
+	if b == nil {
+		return
+	}
+	c := b.Cursor()
+	for k, v := c.Seek([]byte(from)); k != nil; k, v = c.Next() {
+		if !fn(string(k), v) {
+			return
+		}
+	}
+}
+
+func (t boltTx) resetBuckets(names ...string) error {
+	for _, name := range names {
 		if err := t.tx.DeleteBucket([]byte(name)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
 			return err
 		}
@@ -129,44 +150,88 @@ func (t boltTx) reset() error {
 
 // memManifest keeps the manifest in maps, for memstore. Callers hold the store's lock
 // (the write lock for update); no write can fail halfway, so update needs no rollback.
-type memManifest map[string]map[string][]byte
-
-func newMemManifest() memManifest {
-	return memManifest{manifestBucket: {}, pendingBucket: {}}
+// scan sorts a bucket's keys when it first needs them after a key was added or removed:
+// writes (which never scan) stay map operations, and reads between writes sort once.
+type memManifest struct {
+	buckets map[string]map[string][]byte
+	mu      sync.Mutex          // guards sorted: readers sharing the store's read lock fill it
+	sorted  map[string][]string // bucket -> its keys, sorted; absent when stale
 }
 
-func (m memManifest) view(fn func(manifestTx) error) error   { return fn(m) }
-func (m memManifest) update(fn func(manifestTx) error) error { return fn(m) }
-
-func (m memManifest) get(bucket, key string) []byte { return m[bucket][key] }
-
-func (m memManifest) put(bucket, key string, v []byte) error {
-	if m[bucket] == nil {
-		m[bucket] = map[string][]byte{}
+func newMemManifest() *memManifest {
+	m := &memManifest{buckets: map[string]map[string][]byte{manifestBucket: {}, pendingBucket: {}}, sorted: map[string][]string{}}
+	for _, b := range rmBuckets {
+		m.buckets[b] = map[string][]byte{}
 	}
-	m[bucket][key] = append([]byte(nil), v...)
+	return m
+}
+
+func (m *memManifest) view(fn func(manifestTx) error) error   { return fn(m) }
+func (m *memManifest) update(fn func(manifestTx) error) error { return fn(m) }
+
+func (m *memManifest) get(bucket, key string) []byte { return m.buckets[bucket][key] }
+
+func (m *memManifest) put(bucket, key string, v []byte) error {
+	b := m.buckets[bucket]
+	if b == nil {
+		b = map[string][]byte{}
+		m.buckets[bucket] = b
+	}
+	if _, ok := b[key]; !ok {
+		m.stale(bucket)
+	}
+	b[key] = append([]byte{}, v...) // never nil: get tells a present key by a non-nil value
 	return nil
 }
 
-func (m memManifest) del(bucket, key string) error {
-	delete(m[bucket], key)
+func (m *memManifest) del(bucket, key string) error {
+	if _, ok := m.buckets[bucket][key]; ok {
+		delete(m.buckets[bucket], key)
+		m.stale(bucket)
+	}
 	return nil
 }
 
-func (m memManifest) keys(bucket string) []string {
-	out := make([]string, 0, len(m[bucket]))
-	for k := range m[bucket] {
+func (m *memManifest) keys(bucket string) []string {
+	out := make([]string, 0, len(m.buckets[bucket]))
+	for k := range m.buckets[bucket] {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
 }
 
-func (m memManifest) exists(bucket string) bool { return m[bucket] != nil }
+func (m *memManifest) exists(bucket string) bool { return m.buckets[bucket] != nil }
 
-func (m memManifest) reset() error {
-	m[manifestBucket], m[pendingBucket] = map[string][]byte{}, map[string][]byte{}
+func (m *memManifest) reset() error { return m.resetBuckets(manifestBucket, pendingBucket) }
+
+func (m *memManifest) resetBuckets(names ...string) error {
+	for _, name := range names {
+		m.buckets[name] = map[string][]byte{}
+		m.stale(name)
+	}
 	return nil
+}
+
+func (m *memManifest) stale(bucket string) {
+	m.mu.Lock()
+	delete(m.sorted, bucket)
+	m.mu.Unlock()
+}
+
+func (m *memManifest) scan(bucket, from string, fn func(k string, v []byte) bool) {
+	m.mu.Lock()
+	keys, ok := m.sorted[bucket]
+	if !ok {
+		keys = m.keys(bucket)
+		m.sorted[bucket] = keys
+	}
+	m.mu.Unlock()
+	for i := sort.SearchStrings(keys, from); i < len(keys); i++ {
+		if !fn(keys[i], m.buckets[bucket][keys[i]]) {
+			return
+		}
+	}
 }
 
 // An entry is a label's quads without their label: a sorted run of records, each a uvarint
@@ -432,7 +497,7 @@ func (s *Store) markPending(labels []string) (stale []string, err error) {
 				return err
 			}
 		}
-		return nil
+		return tx.put(pendingBucket, rmPendingKey, []byte{})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("manifest: mark %d narration(s) pending: %w", len(labels), err)
@@ -452,18 +517,27 @@ func (s *Store) clearPending(labels []string) {
 				return err
 			}
 		}
-		return nil
+		if s.rmStale {
+			return nil
+		}
+		return tx.del(pendingBucket, rmPendingKey)
 	})
 }
 
 // commitManifest writes the entries of the labels c touched, after Cayley's commit, and
-// clears their marks; labels in skip are left marked for rebuildLabels. Callers hold the
-// write lock.
-func (s *Store) commitManifest(c *manifestChange, skip map[string]bool) error {
-	if len(c.labels) == len(skip) {
+// clears their marks; labels in skip are left marked for rebuildLabels. rm, when given,
+// updates the read model in the same transaction (readmodel.go). Callers hold the write
+// lock.
+func (s *Store) commitManifest(c *manifestChange, skip map[string]bool, rm func(manifestTx) error) error {
+	if len(c.labels) == len(skip) && rm == nil {
 		return nil
 	}
 	return s.man.update(func(tx manifestTx) error {
+		if rm != nil {
+			if err := rm(tx); err != nil {
+				return err
+			}
+		}
 		for _, l := range c.labels {
 			if skip[l] {
 				continue
@@ -586,7 +660,7 @@ func (s *Store) rebuildManifest(ctx context.Context) error {
 func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
 	want := map[string]bool{}
 	for _, l := range labels {
-		if l != rebuildAllKey {
+		if l != rebuildAllKey && l != rmPendingKey {
 			want[l] = true
 		}
 	}

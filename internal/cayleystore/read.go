@@ -179,13 +179,30 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 	return out, nil
 }
 
-// Entities implements athar.Store.
+// Entities implements athar.Store. It reads the records from the read model
+// (readmodel_entity.go); while that is stale, from Cayley (entity).
 func (s *Store) Entities(ctx context.Context, ids []athar.ID) ([]*athar.Entity, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
 	out := make([]*athar.Entity, len(ids))
+	if !s.rmStale {
+		err := s.man.view(func(tx manifestTx) error {
+			for i, id := range ids {
+				e, err := rmEntity(ctx, tx, id)
+				if err != nil {
+					return err
+				}
+				out[i] = e
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("entities: %w", err)
+		}
+		return out, nil
+	}
 	for i, id := range ids {
 		e, err := s.entity(ctx, id)
 		if err != nil {
@@ -774,7 +791,10 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	return out, nil
 }
 
-// ClaimsAbout implements athar.Store. The claims about an entity are the subjects of its
+// ClaimsAbout implements athar.Store. It reads the entity's list in the read model
+// (readmodel.go); while that is stale, it reads Cayley's indexes (claimsAbout).
+//
+// claimsAbout reads them from Cayley: the claims about an entity are the subjects of its
 // athar:subject and athar:object quads; their keys come from the plain triples beside
 // them (subject, predicate and object give the claim id by hash), and the triples' labels
 // are the narrations asserting them. No claim node is read, unless a claim has no plain
@@ -785,6 +805,25 @@ func (s *Store) ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][
 	}
 	defer s.mu.RUnlock()
 	out := make(map[athar.ID][]athar.ClaimRef, len(ids))
+	if !s.rmStale {
+		err := s.man.view(func(tx manifestTx) error {
+			for _, id := range ids {
+				if _, done := out[id]; done {
+					continue
+				}
+				refs, err := s.rmClaimsAbout(ctx, tx, id)
+				if err != nil {
+					return err
+				}
+				out[id] = refs
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("claims about %d entities: %w", len(ids), err)
+		}
+		return out, nil
+	}
 	for _, id := range ids {
 		if _, done := out[id]; done {
 			continue
@@ -879,12 +918,37 @@ func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef,
 	return list, nil
 }
 
-// Edges implements athar.Store.
+// Edges implements athar.Store. It reads the entity's list in the read model
+// (readmodel.go); while that is stale, Cayley's indexes (edgesByScan).
 func (s *Store) Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
+	out := make(map[athar.ID][]athar.Edge, len(ids))
+	if !s.rmStale {
+		err := s.man.view(func(tx manifestTx) error {
+			for _, id := range ids {
+				edges, err := s.rmEdges(ctx, tx, id)
+				if err != nil {
+					return err
+				}
+				if len(edges) > 0 {
+					out[id] = edges
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("edges of %d entities: %w", len(ids), err)
+		}
+		return out, nil
+	}
+	return s.edgesByScan(ctx, ids)
+}
+
+// edgesByScan is Edges from Cayley's indexes. Callers hold the read lock.
+func (s *Store) edgesByScan(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error) {
 	out := make(map[athar.ID][]athar.Edge, len(ids))
 	for _, id := range ids {
 		type key struct{ s, t, p string }
@@ -927,16 +991,7 @@ func (s *Store) Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar
 			}
 			edges = append(edges, athar.Edge{Source: src, Target: dst, Predicate: k.p, Attestations: len(ls)})
 		}
-		sort.Slice(edges, func(i, j int) bool {
-			a, b := edges[i], edges[j]
-			if a.Source != b.Source {
-				return a.Source < b.Source
-			}
-			if a.Predicate != b.Predicate {
-				return a.Predicate < b.Predicate
-			}
-			return a.Target < b.Target
-		})
+		sortEdges(edges)
 		if len(edges) > 0 {
 			out[id] = edges
 		}

@@ -41,6 +41,9 @@ type Store struct {
 	pinned bool       // pins may be left in the store (see pinsFor)
 	nodes  *nodeCache // KV node ids to values (see nodes.go)
 	man    manifestKV // each label's quads (see manifest.go)
+	// rmStale is set when the read model may disagree with Cayley (an update after Cayley's
+	// commit failed): reads then use Cayley's indexes until Open rebuilds it (readmodel.go).
+	rmStale bool
 
 	fullScans atomic.Int64 // reads of every quad in the store (see FullScans)
 }
@@ -98,8 +101,13 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 	man := boltManifest{db}
 	err = kv.Init(hdb, nil)
 	if err == nil {
-		// A new store: its manifest is empty, not missing.
-		err = man.update(func(tx manifestTx) error { return tx.reset() })
+		// A new store: its manifest and read model are empty, not missing.
+		err = man.update(func(tx manifestTx) error {
+			if err := tx.reset(); err != nil {
+				return err
+			}
+			return tx.resetBuckets(rmBuckets...)
+		})
 	}
 	if err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
 		db.Close()
@@ -114,6 +122,11 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 	}
 	st := &Store{qs: qs, lock: lock, nodes: newNodeCache(), man: man}
 	st.unpin(nil) // pins a crash between Apply's two transactions may have left
+	// The read model first: the manifest's rebuild clears the pending marks.
+	if err := st.openReadModel(context.Background()); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
 	if err := st.openManifest(context.Background()); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
@@ -223,8 +236,31 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	// The change is committed: a failure to update the manifest is not the caller's. It
 	// leaves the labels pending, which NarrationQuads answers by scanning and the next Apply
 	// of them or Open rebuilds.
-	if change.addRecs, err = s.records(context.WithoutCancel(ctx), change, change.add); err != nil {
+	wctx := context.WithoutCancel(ctx)
+	if change.addRecs, err = s.records(wctx, change, change.add); err != nil {
+		s.rmStale = true
 		return nil
+	}
+	var rm func(manifestTx) error
+	if !s.rmStale {
+		put, del, err := s.rmChange(wctx, change)
+		if err != nil {
+			s.rmStale = true
+		} else {
+			rm = func(tx manifestTx) error {
+				for _, q := range del {
+					if err := rmApply(tx, q, false); err != nil {
+						return err
+					}
+				}
+				for _, q := range put {
+					if err := rmApply(tx, q, true); err != nil {
+						return err
+					}
+				}
+				return tx.del(pendingBucket, rmPendingKey)
+			}
+		}
 	}
 	rebuild := append([]string(nil), stale...)
 	for l := range change.both {
@@ -234,8 +270,12 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	for _, l := range rebuild {
 		skip[l] = true
 	}
-	if err := s.commitManifest(change, skip); err == nil && len(rebuild) > 0 {
-		_ = s.rebuildLabels(context.WithoutCancel(ctx), rebuild)
+	err = s.commitManifest(change, skip, rm)
+	if err != nil && rm != nil {
+		s.rmStale = true
+	}
+	if err == nil && len(rebuild) > 0 {
+		_ = s.rebuildLabels(wctx, rebuild)
 	}
 	return nil
 }

@@ -153,6 +153,11 @@ func (s *store) ClaimsAbout(ctx context.Context, ids []athar.ID) (c map[athar.ID
 	return s.st.ClaimsAbout(ctx, ids)
 }
 
+func (s *store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (p athar.ClaimPage, err error) {
+	defer s.m.track("page_claims")(&err)
+	return s.st.PageClaims(ctx, q)
+}
+
 func (s *store) Claims(ctx context.Context, ids []athar.ID) (c []*athar.Claim, err error) {
 	defer s.m.track("claims")(&err)
 	return s.st.Claims(ctx, ids)

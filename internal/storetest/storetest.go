@@ -5,6 +5,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -46,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"ReservedGraph", testReservedGraph},
 		{"ReplaceWithFewerUsesOfATerm", testFewerUses},
 		{"NarrationQuadsAgreeWithAScan", testNarrationQuadsAgree},
+		{"ReadModelAgreesWithQuads", testReadModelAgrees},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -892,4 +894,242 @@ func testNarrationQuadsAgree(t *testing.T, st athar.Store) {
 		t.Fatal(err)
 	}
 	check("after emptying the Qur'an graph")
+}
+
+// randomDoc is version v of narration r<n>: a few claims among four people, three
+// concepts and three events, drawn from v.
+func randomDoc(n, v int) string {
+	rnd := rand.New(rand.NewPCG(uint64(n), uint64(v)))
+	var text, claims []string
+	used := map[string]string{}
+	said := map[string]bool{}
+	for range 2 + rnd.IntN(5) {
+		switch rnd.IntN(3) {
+		case 0:
+			p, c := rnd.IntN(4), rnd.IntN(3)
+			ev := fmt.Sprintf("P%d advised C%d", p, c)
+			if said[ev] {
+				continue
+			}
+			used[fmt.Sprintf("person:p%d", p)], used[fmt.Sprintf("concept:c%d", c)] = "Person", "Concept"
+			claims = append(claims, fmt.Sprintf(`  - {subject: person:p%d, predicate: advises, object: concept:c%d, evidence: "%s"}`, p, c, ev))
+			text, said[ev] = append(text, ev), true
+		case 1:
+			a, b := rnd.IntN(3), rnd.IntN(3)
+			if a == b {
+				continue
+			}
+			ev := fmt.Sprintf("E%d came before E%d", a, b)
+			if said[ev] {
+				continue
+			}
+			used[fmt.Sprintf("event:e%d", a)], used[fmt.Sprintf("event:e%d", b)] = "Event", "Event"
+			claims = append(claims, fmt.Sprintf(`  - {subject: event:e%d, predicate: precedes, object: event:e%d, evidence: "%s"}`, a, b, ev))
+			text, said[ev] = append(text, ev), true
+		default:
+			e, k := rnd.IntN(3), 10+rnd.IntN(3)
+			ev := fmt.Sprintf("at E%d %d were killed", e, k)
+			if said[ev] {
+				continue
+			}
+			used[fmt.Sprintf("event:e%d", e)] = "Event"
+			claims = append(claims, fmt.Sprintf(`  - {subject: event:e%d, predicate: killedCount, value: %d, evidence: "%s"}`, e, k, ev))
+			text, said[ev] = append(text, ev), true
+		}
+	}
+	if len(claims) == 0 {
+		return ""
+	}
+	ids := make([]string, 0, len(used))
+	for id := range used {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var ents []string
+	for _, id := range ids {
+		ents = append(ents, fmt.Sprintf(`  - {id: %s, type: %s, name: "%s"}`, id, used[id], strings.ToUpper(id[strings.Index(id, ":")+1:])))
+	}
+	return fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d\n  references: [{collection: Rand, number: \"%d\"}]\n  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
+		n, n, n, strings.Join(text, ". "), strings.Join(ents, "\n"), strings.Join(claims, "\n"))
+}
+
+// testReadModelAgrees runs random imports, new versions, deletes and merges through the
+// writer and checks, after each step, that the claims about every entity (ClaimsAbout,
+// PageClaims page by page), the claims of each predicate and the edges agree with what
+// the quads themselves say.
+func testReadModelAgrees(t *testing.T, st athar.Store) {
+	RandomWrites(t, st, 60, func(step int) { checkReadModel(t, st, step) })
+}
+
+// RandomIDs are the entities RandomWrites writes about.
+var RandomIDs = func() []athar.ID {
+	var ids []athar.ID
+	for _, p := range []string{"person:p", "concept:c", "event:e"} {
+		for i := range 4 {
+			ids = append(ids, athar.ID(fmt.Sprintf("%s%d", p, i)))
+		}
+	}
+	return ids
+}()
+
+// RandomWrites runs steps random imports, new versions, deletes and merges of six
+// narrations about RandomIDs through the writer (the same sequence every run), calling
+// check after each. Refused writes are logged, not failed.
+func RandomWrites(t *testing.T, st athar.Store, steps int, check func(step int)) {
+	t.Helper()
+	ctx := context.Background()
+	w := ingest.NewLocal(st, schema.Vocabulary())
+	rnd := rand.New(rand.NewPCG(14, 14))
+	for step := range steps {
+		switch op := rnd.IntN(10); {
+		case op < 6: // import, or a new version
+			src := randomDoc(rnd.IntN(6), rnd.IntN(1000))
+			if src == "" {
+				continue
+			}
+			d, err := narration.Parse("random", []byte(src))
+			if err != nil {
+				t.Fatalf("step %d: %v\n%s", step, err, src)
+			}
+			if _, err := w.Import(ctx, d); err != nil {
+				t.Logf("step %d: import refused: %v", step, err)
+			}
+		case op < 8:
+			if err := w.Delete(ctx, athar.ID(fmt.Sprintf("narration:r%d", rnd.IntN(6)))); err != nil {
+				t.Logf("step %d: delete refused: %v", step, err)
+			}
+		default:
+			a, b := rnd.IntN(4), rnd.IntN(4)
+			if _, err := w.Merge(ctx, athar.ID(fmt.Sprintf("person:p%d", a)), athar.ID(fmt.Sprintf("person:p%d", b))); err != nil {
+				t.Logf("step %d: merge refused: %v", step, err)
+			}
+		}
+		check(step)
+	}
+}
+
+// checkReadModel compares the claim lists and edges the store gives with those computed
+// from its quads.
+func checkReadModel(t *testing.T, st athar.Store, step int) {
+	t.Helper()
+	ctx := context.Background()
+	type group struct {
+		ref    athar.ClaimRef
+		labels []string
+	}
+	claims := map[athar.ID]*group{}
+	if err := st.Quads(ctx, func(q athar.Quad) error {
+		if !strings.HasPrefix(q.Predicate, athar.VocabBase) || athar.IsStructural(q.Predicate) {
+			return nil
+		}
+		subj, ok := athar.ParseIRI(q.Subject)
+		if !ok {
+			return nil
+		}
+		pred := strings.TrimPrefix(q.Predicate, athar.VocabBase)
+		id := athar.ClaimID(subj, pred, q.Object)
+		g := claims[id]
+		if g == nil {
+			g = &group{ref: athar.ClaimRef{ID: id, Subject: subj, Predicate: pred}}
+			if q.Object.IRI != "" {
+				g.ref.Object, _ = athar.ParseIRI(q.Object.IRI)
+			} else {
+				v := q.Object
+				g.ref.Value = &v
+			}
+			claims[id] = g
+		}
+		g.labels = append(g.labels, q.Label)
+		if n, ok := athar.ParseIRI(q.Label); ok && strings.HasPrefix(string(n), "narration:") {
+			g.ref.Narrations = append(g.ref.Narrations, n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	about := map[athar.ID][]athar.ClaimRef{}
+	byPred := map[string][]athar.ClaimRef{}
+	edges := map[athar.ID][]athar.Edge{}
+	for _, g := range claims {
+		sort.Slice(g.ref.Narrations, func(i, j int) bool { return g.ref.Narrations[i] < g.ref.Narrations[j] })
+		ends := []athar.ID{g.ref.Subject}
+		if g.ref.Object != "" && g.ref.Object != g.ref.Subject {
+			ends = append(ends, g.ref.Object)
+		}
+		for _, e := range ends {
+			about[e] = append(about[e], g.ref)
+			if g.ref.Object != "" {
+				edges[e] = append(edges[e], athar.Edge{Source: g.ref.Subject, Target: g.ref.Object, Predicate: g.ref.Predicate, Attestations: len(g.labels)})
+			}
+		}
+		byPred[g.ref.Predicate] = append(byPred[g.ref.Predicate], g.ref)
+	}
+	bySortKey := func(rs []athar.ClaimRef) {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].SortKey() < rs[j].SortKey() })
+	}
+	ids := RandomIDs
+	gotAbout, err := st.ClaimsAbout(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotEdges, err := st.Edges(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		want := about[id]
+		bySortKey(want)
+		if len(want) == 0 {
+			want = nil
+		}
+		got := gotAbout[id]
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: ClaimsAbout(%s) =\n%+v\nthe quads give\n%+v", step, id, got, want)
+		}
+		if paged := pageAll(t, st, athar.ClaimPageQuery{Entity: id}, len(want)); !reflect.DeepEqual(paged, want) {
+			t.Fatalf("step %d: PageClaims(%s) =\n%+v\nthe quads give\n%+v", step, id, paged, want)
+		}
+		we := edges[id]
+		sort.Slice(we, func(i, j int) bool {
+			a, b := we[i], we[j]
+			return a.Source+"\x00"+athar.ID(a.Predicate)+"\x00"+a.Target < b.Source+"\x00"+athar.ID(b.Predicate)+"\x00"+b.Target
+		})
+		if !reflect.DeepEqual(gotEdges[id], we) {
+			t.Fatalf("step %d: Edges(%s) = %+v, the quads give %+v", step, id, gotEdges[id], we)
+		}
+	}
+	for _, p := range []string{"advises", "precedes", "killedCount"} {
+		want := byPred[p]
+		bySortKey(want)
+		if paged := pageAll(t, st, athar.ClaimPageQuery{Predicate: p}, len(want)); !reflect.DeepEqual(paged, want) {
+			t.Fatalf("step %d: PageClaims(predicate %s) =\n%+v\nthe quads give\n%+v", step, p, paged, want)
+		}
+	}
+}
+
+// pageAll reads every page of q, two claims a page, checking each page's total.
+func pageAll(t *testing.T, st athar.Store, q athar.ClaimPageQuery, total int) []athar.ClaimRef {
+	t.Helper()
+	var out []athar.ClaimRef
+	q.First = 2
+	for {
+		p, err := st.PageClaims(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Total != total {
+			t.Fatalf("PageClaims(%+v): total %d, want %d", q, p.Total, total)
+		}
+		out = append(out, p.Refs...)
+		if !p.More {
+			return out
+		}
+		if len(p.Refs) == 0 {
+			t.Fatalf("PageClaims(%+v): an empty page says more follow", q)
+		}
+		q.After = p.Refs[len(p.Refs)-1].SortKey()
+	}
 }

@@ -1,0 +1,632 @@
+package cayleystore
+
+// The read model: the claims about each entity and of each predicate, kept sorted beside
+// Cayley with their counts, so that a page of a hub's claims, its count, its edges and the
+// claims of a predicate are read without resolving every quad that touches it.
+//
+// A row is one plain triple (subject, vocabulary predicate, object) under one label -- one
+// quad of Cayley's -- stored under the claim's sort key (athar.ClaimRef.SortKey), so the
+// rows of one entity or predicate come back in page order and a page is one cursor seek:
+//
+//	rmAboutBucket  entity IRI  \x00 sort key \x00 label -> the claim's reference
+//	rmPredBucket   predicate   \x00 sort key \x00 label -> the claim's reference
+//	rmCountBucket  "e\x00" entity, "ep\x00" entity \x00 predicate, "p\x00" predicate ->
+//	               how many distinct claims (uvarint); "g" bucket \x00 owner \x00 sort key ->
+//	               how many labels the claim has in that list
+//
+// It is derived, never a second source of truth, and kept in step with Cayley by the
+// manifest's protocol (manifest.go): Apply marks rmPendingKey with the labels in step 1,
+// and writes the rows of the deltas and clears the mark in step 3, in the manifest's
+// transaction. A crash between the two (or a failed step 3) leaves the mark; Open then
+// rebuilds the whole read model from one scan of Cayley, and meanwhile (rmStale) reads
+// fall back to Cayley's indexes. A missing read model (a store made before it) is built the
+// same way.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/kv"
+	"github.com/cayleygraph/cayley/graph/proto"
+	"github.com/cayleygraph/quad"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+const (
+	rmAboutBucket = "athar.rm.about"
+	rmPredBucket  = "athar.rm.pred"
+	rmCountBucket = "athar.rm.count"
+	// rmPendingKey, in pendingBucket, means the read model may disagree with Cayley. No
+	// label starts with byte 1.
+	rmPendingKey = "\x01readmodel"
+)
+
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket}
+
+// rmRow is one plain triple under one label.
+type rmRow struct {
+	ref   athar.ClaimRef // without Narrations
+	key   string         // ref.SortKey()
+	label string
+}
+
+// rowOf returns the row of a quad, if it is a plain triple between an entity and another
+// entity or a value: what Edges and ClaimsAbout read.
+func rowOf(q quad.Quad) (rmRow, bool) {
+	p := iriOf(q.Predicate)
+	if !strings.HasPrefix(p, athar.VocabBase) || athar.IsStructural(p) {
+		return rmRow{}, false
+	}
+	subj, ok := athar.ParseIRI(iriOf(q.Subject))
+	if !ok {
+		return rmRow{}, false
+	}
+	pred := strings.TrimPrefix(p, athar.VocabBase)
+	obj := fromValue(q.Object)
+	ref := athar.ClaimRef{ID: athar.ClaimID(subj, pred, obj), Subject: subj, Predicate: pred}
+	if obj.IRI != "" {
+		ref.Object, _ = athar.ParseIRI(obj.IRI)
+	} else {
+		v := obj
+		ref.Value = &v
+	}
+	return rmRow{ref: ref, key: ref.SortKey(), label: iriOf(q.Label)}, true
+}
+
+// rmTarget is one list a row belongs to, and the counts of that list.
+type rmTarget struct {
+	bucket, owner string
+	counts        []string
+}
+
+func (r rmRow) targets() []rmTarget {
+	p := r.ref.Predicate
+	s := r.ref.Subject.IRI()
+	t := []rmTarget{{rmAboutBucket, s, []string{"e\x00" + s, "ep\x00" + s + "\x00" + p}}}
+	if r.ref.Object != "" && r.ref.Object != r.ref.Subject {
+		o := r.ref.Object.IRI()
+		t = append(t, rmTarget{rmAboutBucket, o, []string{"e\x00" + o, "ep\x00" + o + "\x00" + p}})
+	}
+	return append(t, rmTarget{rmPredBucket, p, []string{"p\x00" + p}})
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func encodeRef(r athar.ClaimRef) []byte {
+	b := appendStr(nil, string(r.ID))
+	b = appendStr(b, string(r.Subject))
+	b = appendStr(b, r.Predicate)
+	b = appendStr(b, string(r.Object))
+	if r.Value == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = appendStr(b, r.Value.Literal)
+	b = appendStr(b, r.Value.Lang)
+	return appendStr(b, r.Value.Datatype)
+}
+
+var errCorruptRow = errors.New("corrupt read model row")
+
+func decodeRef(b []byte) (athar.ClaimRef, error) {
+	str := func() string {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			b = nil
+			return ""
+		}
+		s := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		return s
+	}
+	var r athar.ClaimRef
+	r.ID, r.Subject, r.Predicate, r.Object = athar.ID(str()), athar.ID(str()), str(), athar.ID(str())
+	if len(b) == 0 {
+		return r, errCorruptRow
+	}
+	if b[0] == 1 {
+		b = b[1:]
+		r.Value = &athar.Term{Literal: str(), Lang: str(), Datatype: str()}
+		if b == nil {
+			return r, errCorruptRow
+		}
+	}
+	return r, nil
+}
+
+func addCounts(tx manifestTx, keys []string, d int) error {
+	for _, k := range keys {
+		n, _ := binary.Uvarint(tx.get(rmCountBucket, k))
+		m := int64(n) + int64(d)
+		var err error
+		if m <= 0 {
+			err = tx.del(rmCountBucket, k)
+		} else {
+			err = tx.put(rmCountBucket, k, binary.AppendUvarint(nil, uint64(m)))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupKey is the count key of the labels a claim has in one list: a claim is new to a
+// list, or gone from it, when that count leaves or reaches zero (a map lookup, not a seek).
+func groupKey(t rmTarget, sortKey string) string {
+	return "g" + t.bucket + "\x00" + t.owner + "\x00" + sortKey
+}
+
+// rmPut stores a row in each of its lists; a claim new to a list adds one to its counts.
+func rmPut(tx manifestTx, r rmRow) error {
+	v := encodeRef(r.ref)
+	for _, t := range r.targets() {
+		k := t.owner + "\x00" + r.key + "\x00" + r.label
+		if tx.get(t.bucket, k) != nil {
+			continue
+		}
+		if err := tx.put(t.bucket, k, v); err != nil {
+			return err
+		}
+		g := groupKey(t, r.key)
+		fresh := tx.get(rmCountBucket, g) == nil
+		if err := addCounts(tx, []string{g}, 1); err != nil {
+			return err
+		}
+		if fresh {
+			if err := addCounts(tx, t.counts, 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rmDel removes a row from each of its lists; a claim gone from a list takes one from its
+// counts.
+func rmDel(tx manifestTx, r rmRow) error {
+	for _, t := range r.targets() {
+		k := t.owner + "\x00" + r.key + "\x00" + r.label
+		if tx.get(t.bucket, k) == nil {
+			continue
+		}
+		if err := tx.del(t.bucket, k); err != nil {
+			return err
+		}
+		g := groupKey(t, r.key)
+		if err := addCounts(tx, []string{g}, -1); err != nil {
+			return err
+		}
+		if tx.get(rmCountBucket, g) == nil {
+			if err := addCounts(tx, t.counts, -1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rmChange returns what an Apply's committed change does to the read model: the quads
+// it keeps that are now present, and those now absent. Cayley's KV backend applies a
+// transaction's additions before its removals; a quad both added and removed is looked up
+// in the store. Callers hold the write lock, after Cayley's commit.
+func (s *Store) rmChange(ctx context.Context, c *manifestChange) (put, del []quad.Quad, err error) {
+	for _, l := range c.labels {
+		removed := map[quad.Quad]bool{}
+		for _, q := range c.remove[l] {
+			removed[q] = true
+		}
+		for _, q := range c.add[l] {
+			if !readModelKeeps(q) {
+				continue
+			}
+			present := true
+			if removed[q] {
+				if present, err = s.hasQuad(ctx, q); err != nil {
+					return nil, nil, err
+				}
+				delete(removed, q)
+			}
+			if present {
+				put = append(put, q)
+			} else {
+				del = append(del, q)
+			}
+		}
+		for _, q := range c.remove[l] {
+			if removed[q] && readModelKeeps(q) { // not added too: decided above
+				del = append(del, q)
+			}
+		}
+	}
+	return put, del, nil
+}
+
+// readModelKeeps reports whether the read model keeps a row for q.
+func readModelKeeps(q quad.Quad) bool {
+	if _, ok := rowOf(q); ok {
+		return true
+	}
+	_, ok := entRowOf(q)
+	return ok
+}
+
+// rmApply stores (add) or removes the rows of q.
+func rmApply(tx manifestTx, q quad.Quad, add bool) error {
+	if r, ok := rowOf(q); ok {
+		if add {
+			return rmPut(tx, r)
+		}
+		return rmDel(tx, r)
+	}
+	if r, ok := entRowOf(q); ok {
+		if add {
+			return entPut(tx, r)
+		}
+		return entDel(tx, r)
+	}
+	return nil
+}
+
+// hasQuad reports whether the store holds q. Callers hold a lock.
+func (s *Store) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
+	qs, err := s.withPredicate(ctx, quad.Subject, q.Subject, iriOf(q.Predicate))
+	if err != nil {
+		return false, err
+	}
+	for _, x := range qs {
+		if x == q {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// openReadModel builds the read model whole when it is missing or may disagree with Cayley
+// (rmPendingKey marked by an Apply a crash cut short, or a rebuild cut short).
+func (s *Store) openReadModel(ctx context.Context) error {
+	var rebuild bool
+	err := s.man.view(func(tx manifestTx) error {
+		rebuild = !tx.exists(rmCountBucket) || tx.get(pendingBucket, rmPendingKey) != nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read model: %w", err)
+	}
+	if !rebuild {
+		return nil
+	}
+	return s.rebuildReadModel(ctx)
+}
+
+// rebuildReadModel builds the read model from one scan of the store. The quads it keeps are
+// gathered during the scan (bbolt must not write while the scan's read transaction is
+// open), its rows and counts built in memory -- the read model's size, once -- and
+// written after it in key order, under rmPendingKey so that a rebuild cut short starts
+// again at the next Open.
+func (s *Store) rebuildReadModel(ctx context.Context) error {
+	err := s.man.update(func(tx manifestTx) error {
+		if err := tx.resetBuckets(rmBuckets...); err != nil {
+			return err
+		}
+		return tx.put(pendingBucket, rmPendingKey, []byte{})
+	})
+	if err != nil {
+		return fmt.Errorf("read model: rebuild: %w", err)
+	}
+	qs, err := s.scanReadModel(ctx)
+	// The rows and counts are built in memory, then written bucket by bucket in key
+	// order: bbolt appends sorted keys to full pages instead of splitting pages at random
+	// places (at 3,000 narrations, 26 s the other way).
+	mem := newMemManifest()
+	for _, q := range qs {
+		if err == nil {
+			err = rmApply(mem, q, true)
+		}
+	}
+	qs = nil
+	const rmChunk = 100000
+	for _, b := range rmBuckets {
+		keys := mem.keys(b)
+		for len(keys) > 0 && err == nil {
+			n := min(rmChunk, len(keys))
+			err = s.man.update(func(tx manifestTx) error {
+				put := tx.put
+				if bt, ok := tx.(boltTx); ok {
+					// Keys come in order: fill the pages rather than split them in half.
+					bk, err := bt.tx.CreateBucketIfNotExists([]byte(b))
+					if err != nil {
+						return err
+					}
+					bk.FillPercent = 0.95
+					put = func(_, k string, v []byte) error { return bk.Put([]byte(k), v) }
+				}
+				for _, k := range keys[:n] {
+					if err := put(b, k, mem.get(b, k)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			keys = keys[n:]
+		}
+		delete(mem.buckets, b)
+	}
+	if err == nil {
+		err = s.man.update(func(tx manifestTx) error { return tx.del(pendingBucket, rmPendingKey) })
+	}
+	if err != nil {
+		return fmt.Errorf("read model: rebuild: %w", err)
+	}
+	s.rmStale = false
+	return nil
+}
+
+// scanReadModel reads every quad of the store once and returns those the read model keeps
+// rows for (plain triples, entity records). On the KV backends it resolves the terms of
+// those quads only. It counts as one full scan. Callers hold a lock (or own the store).
+func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
+	s.fullScans.Add(1)
+	var out []quad.Quad
+	add := func(q quad.Quad) {
+		if labelOf(q) != "" && readModelKeeps(q) {
+			out = append(out, q)
+		}
+	}
+	kqs, ok := s.qs.(*kv.QuadStore)
+	if !ok {
+		err := each(ctx, s.qs.QuadsAllIterator(), func(r graph.Ref) error {
+			q, err := s.qs.Quad(r)
+			if err == nil {
+				add(q)
+			}
+			return err
+		})
+		return out, err
+	}
+	kept := map[uint64]bool{} // predicate node id -> a predicate the read model keeps
+	var prims []*proto.Primitive
+	err := each(ctx, kqs.QuadsAllIterator(), func(r graph.Ref) error {
+		p, ok := r.(*proto.Primitive)
+		if !ok {
+			return fmt.Errorf("unexpected KV quad ref %T", r)
+		}
+		keep, known := kept[p.Predicate]
+		if !known {
+			vals, err := s.values(ctx, kqs, []uint64{p.Predicate})
+			if err != nil {
+				return err
+			}
+			pi := iriOf(vals[0])
+			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != ""
+			kept[p.Predicate] = keep
+		}
+		if keep {
+			prims = append(prims, p)
+		}
+		return nil
+	})
+	for len(prims) > 0 && err == nil {
+		n := min(len(prims), 100000)
+		var qs []quad.Quad
+		if qs, err = s.resolveQuads(ctx, kqs, prims[:n]); err == nil {
+			for _, q := range qs {
+				add(q)
+			}
+		}
+		prims = prims[n:]
+	}
+	return out, err
+}
+
+// rmList calls fn with the claims of one list (an entity's or a predicate's) in order,
+// from the first after the sort key after ("" from the start), each with the labels of
+// its plain triple, while fn returns true. keep, when given, filters the claims.
+func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
+	prefix := owner + "\x00"
+	from := prefix
+	if after != "" {
+		from = prefix + after + "\x00\xff"
+	}
+	var (
+		cur     athar.ClaimRef
+		curKey  string
+		labels  []string
+		have    bool
+		err     error
+		stopped bool
+		n       int
+	)
+	emit := func() bool {
+		if !have || (keep != nil && !keep(&cur)) {
+			return true
+		}
+		return fn(cur, labels)
+	}
+	tx.scan(bucket, from, func(k string, v []byte) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		if n++; n%1024 == 0 {
+			if err = ctx.Err(); err != nil {
+				return false
+			}
+		}
+		rest := k[len(prefix):]
+		i := strings.LastIndexByte(rest, 0)
+		if i < 0 {
+			err = errCorruptRow
+			return false
+		}
+		key, label := rest[:i], rest[i+1:]
+		if have && key == curKey {
+			labels = append(labels, label)
+			return true
+		}
+		if !emit() {
+			stopped = true
+			return false
+		}
+		if cur, err = decodeRef(v); err != nil {
+			return false
+		}
+		curKey, labels, have = key, []string{label}, true
+		return true
+	})
+	if err != nil || stopped {
+		return err
+	}
+	emit()
+	return nil
+}
+
+// withNarrations sets the claim's narrations from the labels of its plain triple.
+func withNarrations(r athar.ClaimRef, labels []string) athar.ClaimRef {
+	r.Narrations = nil
+	for _, l := range labels {
+		if n, ok := narrationLabel(l); ok {
+			r.Narrations = append(r.Narrations, n)
+		}
+	}
+	r.Narrations = uniqueIDs(r.Narrations)
+	return r
+}
+
+// rmClaimsAbout reads the claims about id from the read model. Callers hold the read lock.
+func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ClaimRef, error) {
+	list := []athar.ClaimRef{}
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", nil, func(r athar.ClaimRef, labels []string) bool {
+		list = append(list, withNarrations(r, labels))
+		return true
+	})
+	return list, err
+}
+
+// rmEdges reads the edges touching id from the read model. Callers hold the read lock.
+func (s *Store) rmEdges(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.Edge, error) {
+	var edges []athar.Edge
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", nil, func(r athar.ClaimRef, labels []string) bool {
+		if r.Value == nil && r.Object != "" {
+			edges = append(edges, athar.Edge{Source: r.Subject, Target: r.Object, Predicate: r.Predicate, Attestations: len(labels)})
+		}
+		return true
+	})
+	sortEdges(edges)
+	return edges, err
+}
+
+func sortEdges(edges []athar.Edge) {
+	sort.Slice(edges, func(i, j int) bool {
+		a, b := edges[i], edges[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Predicate != b.Predicate {
+			return a.Predicate < b.Predicate
+		}
+		return a.Target < b.Target
+	})
+}
+
+// PageClaims implements athar.Store: one seek into a sorted list of the read model, the
+// page's rows, and one count. While the read model is stale (rmStale) it reads Cayley's
+// indexes instead, and pages the whole list in memory.
+func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error) {
+	if q.Entity == "" && q.Predicate == "" {
+		return athar.ClaimPage{}, athar.E("page claims", athar.Invalid, "give an entity or a predicate")
+	}
+	if err := s.rlockFor(ctx); err != nil {
+		return athar.ClaimPage{}, err
+	}
+	defer s.mu.RUnlock()
+	var keep func(*athar.ClaimRef) bool
+	if q.Entity != "" && q.Predicate != "" {
+		keep = func(r *athar.ClaimRef) bool { return r.Predicate == q.Predicate }
+	}
+	if s.rmStale {
+		return s.pageClaimsByScan(ctx, q, keep)
+	}
+	bucket, owner, count := rmPredBucket, q.Predicate, "p\x00"+q.Predicate
+	if q.Entity != "" {
+		bucket, owner, count = rmAboutBucket, q.Entity.IRI(), "e\x00"+q.Entity.IRI()
+		if q.Predicate != "" {
+			count = "ep\x00" + q.Entity.IRI() + "\x00" + q.Predicate
+		}
+	}
+	page := athar.ClaimPage{Refs: []athar.ClaimRef{}}
+	err := s.man.view(func(tx manifestTx) error {
+		n, _ := binary.Uvarint(tx.get(rmCountBucket, count))
+		page.Total = int(n)
+		return rmList(ctx, tx, bucket, owner, q.After, keep, func(r athar.ClaimRef, labels []string) bool {
+			if q.First >= 0 && len(page.Refs) == q.First {
+				page.More = true
+				return false
+			}
+			page.Refs = append(page.Refs, withNarrations(r, labels))
+			return true
+		})
+	})
+	if err != nil {
+		return athar.ClaimPage{}, fmt.Errorf("page claims: %w", err)
+	}
+	return page, nil
+}
+
+// pageClaimsByScan is PageClaims from Cayley's indexes. Callers hold the read lock.
+func (s *Store) pageClaimsByScan(ctx context.Context, q athar.ClaimPageQuery, keep func(*athar.ClaimRef) bool) (athar.ClaimPage, error) {
+	var list []athar.ClaimRef
+	if q.Entity != "" {
+		all, err := s.claimsAbout(ctx, q.Entity)
+		if err != nil {
+			return athar.ClaimPage{}, err
+		}
+		for i := range all {
+			if keep == nil || keep(&all[i]) {
+				list = append(list, all[i])
+			}
+		}
+	} else {
+		qs, err := s.quadsWith(ctx, quad.Predicate, quad.IRI(athar.VocabBase+q.Predicate))
+		if err != nil {
+			return athar.ClaimPage{}, err
+		}
+		by := map[string]*athar.ClaimRef{}
+		labels := map[string][]string{}
+		for _, x := range qs {
+			r, ok := rowOf(x)
+			if !ok || labelOf(x) == "" {
+				continue
+			}
+			if by[r.key] == nil {
+				ref := r.ref
+				by[r.key] = &ref
+			}
+			labels[r.key] = append(labels[r.key], r.label)
+		}
+		for k, r := range by {
+			list = append(list, withNarrations(*r, labels[k]))
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].SortKey() < list[j].SortKey() })
+	}
+	page := athar.ClaimPage{Refs: []athar.ClaimRef{}, Total: len(list)}
+	from := 0
+	if q.After != "" {
+		from = sort.Search(len(list), func(i int) bool { return list[i].SortKey() > q.After })
+	}
+	to := len(list)
+	if q.First >= 0 {
+		to = min(to, from+q.First)
+	}
+	page.Refs = append(page.Refs, list[from:to]...)
+	page.More = to < len(list)
+	return page, nil
+}

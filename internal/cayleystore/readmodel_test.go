@@ -1,0 +1,156 @@
+package cayleystore
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/athar-hadith/athar/internal/storetest"
+)
+
+// dumpReadModel returns the read model's buckets as the closed store at dir holds them.
+func dumpReadModel(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	editBolt(t, dir, func(tx *bolt.Tx) error {
+		for _, name := range rmBuckets {
+			if b := tx.Bucket([]byte(name)); b != nil {
+				b.ForEach(func(k, v []byte) error { out[name+"|"+string(k)] = string(v); return nil })
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// TestReadModelIsRebuiltAtOpen breaks the read model as a crash, an older store or a cut
+// rebuild would, and checks that Open restores the very rows and counts Apply keeps.
+func TestReadModelIsRebuiltAtOpen(t *testing.T) {
+	ctx := context.Background()
+	inStep := t.TempDir()
+	st := openBbolt(t, inStep)
+	if err := st.Apply(ctx, fixtureBase...); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, fixtureChange...); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	want := dumpReadModel(t, inStep)
+	if len(want) == 0 {
+		t.Fatal("Apply kept no read model")
+	}
+	cases := []struct {
+		name   string
+		break_ func(t *testing.T, st *Store, dir string)
+	}{
+		{"crash between Cayley's commit and the read model's", func(t *testing.T, st *Store, dir string) {
+			crashAfterCayleyCommit(t, st, fixtureChange)
+		}},
+		{"store made before the read model", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				for _, name := range rmBuckets {
+					if err := tx.DeleteBucket([]byte(name)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}},
+		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				if err := (boltTx{tx}).resetBuckets(rmBuckets...); err != nil {
+					return err
+				}
+				return tx.Bucket([]byte(pendingBucket)).Put([]byte(rmPendingKey), []byte{})
+			})
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			st := openBbolt(t, dir)
+			if err := st.Apply(ctx, fixtureBase...); err != nil {
+				t.Fatal(err)
+			}
+			c.break_(t, st, dir)
+			st = openBbolt(t, dir)
+			if st.rmStale {
+				t.Error("the read model is still stale after Open")
+			}
+			st.Close()
+			if got := dumpReadModel(t, dir); !reflect.DeepEqual(got, want) {
+				t.Errorf("rebuilt read model =\n%q\nApply keeps\n%q", got, want)
+			}
+		})
+	}
+}
+
+// TestReadModelAgreesWithCayley compares every read the read model answers with the same
+// read from Cayley's indexes, after each of a random sequence of writes.
+func TestReadModelAgreesWithCayley(t *testing.T) {
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
+			st, err := Open(spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			ctx := context.Background()
+			ids := storetest.RandomIDs
+			storetest.RandomWrites(t, st, 60, func(step int) {
+				fromModel, err := st.Entities(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				about, err := st.ClaimsAbout(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				edges, err := st.Edges(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st.mu.RLock()
+				defer st.mu.RUnlock()
+				for i, id := range ids {
+					e, err := st.entity(ctx, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(fromModel[i], e) {
+						t.Fatalf("step %d: entity %s: read model %+v, Cayley %+v", step, id, fromModel[i], e)
+					}
+					refs, err := st.claimsAbout(ctx, id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(refs) == 0 && len(about[id]) == 0 {
+						continue
+					}
+					if !reflect.DeepEqual(about[id], refs) {
+						t.Fatalf("step %d: claims about %s: read model %+v, Cayley %+v", step, id, about[id], refs)
+					}
+				}
+				scanned, err := st.edgesByScan(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(edges, scanned) {
+					t.Fatalf("step %d: edges: read model %+v, Cayley %+v", step, edges, scanned)
+				}
+			})
+		})
+	}
+}
