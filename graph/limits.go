@@ -132,7 +132,8 @@ var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "
 // costs as much as the whole limit.
 func (c costed) scanCost() int { return 1 + 10*c.index.Len() }
 
-// walkFields traverse the graph, visiting up to maxVisited entities.
+// walkFields traverse the graph, visiting up to maxVisited entities (a neighbourhood costs
+// by its first instead: see Complexity).
 var walkFields = map[string]bool{"Query.neighbourhood": true, "Query.shortestPath": true}
 
 // walkCost is the estimated cost of a traversal: one per entity it may visit.
@@ -142,6 +143,16 @@ func (c costed) Complexity(ctx context.Context, typeName, field string, child in
 	scan := 0
 	if scanFields[typeName+"."+field] && args["subject"] == nil && args["object"] == nil && args["narration"] == nil {
 		scan = c.scanCost()
+	}
+	if typeName+"."+field == "Query.neighbourhood" {
+		// A ranked slice reads the edges of about first+1 entities and returns first of
+		// them: child already counts each list of the Subgraph listCost times.
+		n := DefaultNeighbourhoodFirst
+		if f, ok := intArg(args["first"]); ok {
+			n = f
+		}
+		n = min(max(n, 1), maxVisited)
+		return 1 + min(n+1, c.index.Len()+1) + mulCapped(max(n/listCost, 1), child), true
 	}
 	if walkFields[typeName+"."+field] {
 		scan = c.walkCost()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/athar-hadith/athar/graph/model"
@@ -173,7 +174,15 @@ func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, err
 	return &model.Claim{C: c}, nil
 }
 
-func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int, predicates, excludePredicates []string) (*model.Subgraph, error) {
+// DefaultNeighbourhoodFirst is how many ranked entities a neighbourhood returns when first
+// is not given.
+const DefaultNeighbourhoodFirst = 200
+
+// neighbourhoodCursor is the cursor key of a neighbourhood slice: the rank the next slice
+// starts at.
+const neighbourhoodCursor = "rank:"
+
+func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int, predicates, excludePredicates []string, first *int, after *string) (*model.Subgraph, error) {
 	start, err := r.walkEnd(ctx, "id", id)
 	if err != nil {
 		return nil, err
@@ -189,11 +198,37 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int
 	if err != nil {
 		return nil, err
 	}
-	sg, err := traverse.Neighbourhood(ctx, r.store, start, d, opt)
+	n, err := model.First(first, DefaultNeighbourhoodFirst)
 	if err != nil {
 		return nil, err
 	}
-	return r.subgraph(ctx, sg)
+	from := 0
+	if after != nil && *after != "" {
+		key, err := decodeCursor(*after)
+		if err != nil {
+			return nil, err
+		}
+		from, err = strconv.Atoi(strings.TrimPrefix(key, neighbourhoodCursor))
+		if err != nil || !strings.HasPrefix(key, neighbourhoodCursor) || from < 0 {
+			return nil, athar.E("", athar.Invalid, "after: %q is not a neighbourhood cursor", *after)
+		}
+	}
+	opt.MaxVisited = maxVisited
+	p, err := traverse.Ranked(ctx, r.store, start, d, from, n, opt)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.subgraph(ctx, traverse.Subgraph{Nodes: p.Nodes, Edges: p.Edges, Truncated: p.Truncated})
+	if err != nil {
+		return nil, err
+	}
+	out.Reached = p.Reached
+	out.PageInfo.HasNextPage = p.HasNext
+	if len(p.Nodes) > 0 {
+		c := encodeCursor(neighbourhoodCursor + strconv.Itoa(p.Offset+len(p.Nodes)))
+		out.PageInfo.EndCursor = &c
+	}
+	return out, nil
 }
 
 func (r *queryResolver) ShortestPath(ctx context.Context, from, to string, maxLength *int, predicates, excludePredicates []string) (*model.Subgraph, error) {
@@ -273,12 +308,39 @@ func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*mo
 	if err != nil {
 		return nil, err
 	}
-	out := &model.Subgraph{Nodes: []model.Entity{}, Edges: []*model.Edge{}, Truncated: sg.Truncated}
+	out := &model.Subgraph{Nodes: []model.Entity{}, Edges: []*model.Edge{}, Truncated: sg.Truncated, PageInfo: &model.PageInfo{}}
 	defined := map[athar.ID]bool{}
 	for i, e := range es {
 		if e != nil {
 			defined[sg.Nodes[i]] = true
 			out.Nodes = append(out.Nodes, e)
+		}
+	}
+	out.Reached = len(out.Nodes)
+	// A neighbourhood slice's edges may join its nodes to those of earlier slices: check
+	// that those are defined too.
+	inSlice := make(map[athar.ID]bool, len(sg.Nodes))
+	for _, n := range sg.Nodes {
+		inSlice[n] = true
+	}
+	var earlier []athar.ID
+	for _, e := range sg.Edges {
+		for _, n := range []athar.ID{e.Source, e.Target} {
+			if !inSlice[n] {
+				inSlice[n] = true
+				earlier = append(earlier, n)
+			}
+		}
+	}
+	if len(earlier) > 0 {
+		es, err := r.entities(ctx, earlier)
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range es {
+			if e != nil {
+				defined[earlier[i]] = true
+			}
 		}
 	}
 	for _, e := range sg.Edges {

@@ -393,7 +393,7 @@ type ComplexityRoot struct {
 		Entity        func(childComplexity int, id string) int
 		Gradings      func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) int
 		Narration     func(childComplexity int, id string) int
-		Neighbourhood func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string) int
+		Neighbourhood func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) int
 		Predicate     func(childComplexity int, name string) int
 		Predicates    func(childComplexity int) int
 		Search        func(childComplexity int, text string, first *int) int
@@ -434,6 +434,8 @@ type ComplexityRoot struct {
 	Subgraph struct {
 		Edges     func(childComplexity int) int
 		Nodes     func(childComplexity int) int
+		PageInfo  func(childComplexity int) int
+		Reached   func(childComplexity int) int
 		Truncated func(childComplexity int) int
 	}
 
@@ -656,7 +658,7 @@ type QueryResolver interface {
 	Verse(ctx context.Context, ref string) (*model.Verse, error)
 	Narration(ctx context.Context, id string) (*model.Narration, error)
 	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error)
-	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
+	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
 	Chronology(ctx context.Context, first *int) (*model.Chronology, error)
@@ -3057,7 +3059,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["id"].(string), args["depth"].(*int), args["predicates"].([]string), args["excludePredicates"].([]string)), true
+		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["id"].(string), args["depth"].(*int), args["predicates"].([]string), args["excludePredicates"].([]string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.predicate":
 		if e.ComplexityRoot.Query.Predicate == nil {
 			break
@@ -3243,6 +3245,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subgraph.Nodes(childComplexity), true
+	case "Subgraph.pageInfo":
+		if e.ComplexityRoot.Subgraph.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subgraph.PageInfo(childComplexity), true
+	case "Subgraph.reached":
+		if e.ComplexityRoot.Subgraph.Reached == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subgraph.Reached(childComplexity), true
 	case "Subgraph.truncated":
 		if e.ComplexityRoot.Subgraph.Truncated == nil {
 			break
@@ -4038,8 +4052,22 @@ order and the edges are those between consecutive nodes.
 type Subgraph {
   nodes: [Entity!]!
   edges: [Edge!]!
-  "Set when the visited cap stopped a neighbourhood early: some nodes within the depth are missing."
+  """
+  Set when the visited cap (5,000 ranks) stopped a neighbourhood: nodes within the depth rank
+  past it and no page gives them.
+  """
   truncated: Boolean!
+  """
+  For a neighbourhood, the next ranked slice: pass endCursor back as after. For a path,
+  hasNextPage is false.
+  """
+  pageInfo: PageInfo!
+  """
+  The entities found within the depth while answering: every node ranked up to the end of
+  this slice and the candidates waiting after it. The total when pageInfo.hasNextPage is
+  false; a lower bound otherwise (counting them all would read the whole neighbourhood).
+  """
+  reached: Int!
 }
 
 "A plain triple between two entities, with its true direction."
@@ -4092,8 +4120,16 @@ type Query {
   """
   claims(subject: ID, predicate: String, object: ID, narration: ID,
          minAttestations: Int, first: Int = 50, after: String, minRoutes: Int): ClaimConnection!
-  "The entity and everything within depth steps (0 to 3), following edges both ways."
-  neighbourhood(id: ID!, depth: Int = 1, predicates: [String!], excludePredicates: [String!]): Subgraph!
+  """
+  The entity and what lies within depth steps (0 to 3), following edges both ways, ranked
+  and cut into slices of first (0 to 1000): the entity first, then each next rank to the
+  entity joined to the ranked ones by the edge with the most attestations (ties by id), so
+  the strongest links come first. edges are those joining a node of the slice to a node of
+  this slice or an earlier one: paging to the end gives every node within depth and every
+  edge between them once. after is the endCursor of the previous slice.
+  """
+  neighbourhood(id: ID!, depth: Int = 1, predicates: [String!], excludePredicates: [String!],
+                first: Int = 200, after: String): Subgraph!
   """
   A shortest path (maxLength 1 to 10), following edges both ways; null when there is none
   within maxLength. predicates limits the edges followed; excludePredicates skips some (e.g.
@@ -5016,6 +5052,10 @@ func (ec *executionContext) childFields_Subgraph(ctx context.Context, field grap
 		return ec.fieldContext_Subgraph_edges(ctx, field)
 	case "truncated":
 		return ec.fieldContext_Subgraph_truncated(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Subgraph_pageInfo(ctx, field)
+	case "reached":
+		return ec.fieldContext_Subgraph_reached(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Subgraph", field.Name)
 }
@@ -8369,6 +8409,22 @@ func (ec *executionContext) field_Query_neighbourhood_args(ctx context.Context, 
 		return nil, err
 	}
 	args["excludePredicates"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
 	return args, nil
 }
 
@@ -18086,7 +18142,7 @@ func (ec *executionContext) _Query_neighbourhood(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["id"].(string), fc.Args["depth"].(*int), fc.Args["predicates"].([]string), fc.Args["excludePredicates"].([]string))
+			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["id"].(string), fc.Args["depth"].(*int), fc.Args["predicates"].([]string), fc.Args["excludePredicates"].([]string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Subgraph) graphql.Marshaler {
@@ -19131,6 +19187,61 @@ func (ec *executionContext) _Subgraph_truncated(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Subgraph_truncated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Subgraph", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Subgraph_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subgraph_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subgraph_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subgraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subgraph_reached(ctx context.Context, field graphql.CollectedField, obj *model.Subgraph) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subgraph_reached(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reached, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subgraph_reached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Subgraph", field, false, false, "Int")
 }
 
 func (ec *executionContext) _TextAttribution_title(ctx context.Context, field graphql.CollectedField, obj *model.TextAttribution) (ret graphql.Marshaler) {
@@ -23673,6 +23784,16 @@ func (ec *executionContext) _Subgraph(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "truncated":
 			out.Values[i] = ec._Subgraph_truncated(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._Subgraph_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reached":
+			out.Values[i] = ec._Subgraph_reached(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -172,8 +172,16 @@ type RelationEdge struct {
 type Subgraph struct {
 	Nodes []Entity `json:"nodes"`
 	Edges []*Edge  `json:"edges"`
-	// Set when the visited cap stopped a neighbourhood early: some nodes within the depth are missing.
+	// Set when the visited cap (5,000 ranks) stopped a neighbourhood: nodes within the depth rank
+	// past it and no page gives them.
 	Truncated bool `json:"truncated"`
+	// For a neighbourhood, the next ranked slice: pass endCursor back as after. For a path,
+	// hasNextPage is false.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// The entities found within the depth while answering: every node ranked up to the end of
+	// this slice and the candidates waiting after it. The total when pageInfo.hasNextPage is
+	// false; a lower bound otherwise (counting them all would read the whole neighbourhood).
+	Reached int `json:"reached"`
 }
 
 // The source and licence of the verse texts, as the reserved graph <https://w3id.org/athar/graph/quran> records them.

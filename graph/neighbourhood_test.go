@@ -1,0 +1,221 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/corpus"
+	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/schema"
+)
+
+type nbEdge struct {
+	Source, Target, Predicate string
+	Attestations              int
+}
+
+type nbSlice struct {
+	Nodes     []struct{ ID string }
+	Edges     []nbEdge
+	Truncated bool
+	Reached   int
+	PageInfo  struct {
+		HasNextPage bool
+		EndCursor   *string
+	}
+}
+
+const nbQuery = `query($id: ID!, $depth: Int, $first: Int, $after: String) {
+	neighbourhood(id: $id, depth: $depth, first: $first, after: $after) {
+		nodes { id } edges { source target predicate attestations }
+		truncated reached pageInfo { hasNextPage endCursor }
+	}
+}`
+
+func (e *env) neighbourhood(t *testing.T, id string, depth, first int, after *string) nbSlice {
+	t.Helper()
+	var data struct{ Neighbourhood nbSlice }
+	vars := map[string]any{"id": id, "depth": depth, "first": first}
+	if after != nil {
+		vars["after"] = *after
+	}
+	e.query(t, nbQuery, vars, &data)
+	return data.Neighbourhood
+}
+
+// pageThrough follows the cursors to the end, checking each slice, and returns the nodes
+// and edges of every slice in order.
+func (e *env) pageThrough(t *testing.T, id string, depth, first int) ([]string, []nbEdge) {
+	t.Helper()
+	var nodes []string
+	var edges []nbEdge
+	rank := map[string]int{}
+	var after *string
+	for page := 0; ; page++ {
+		s := e.neighbourhood(t, id, depth, first, after)
+		from := len(nodes)
+		for _, n := range s.Nodes {
+			if _, dup := rank[n.ID]; dup {
+				t.Fatalf("%s: %s in two slices", id, n.ID)
+			}
+			rank[n.ID] = len(nodes)
+			nodes = append(nodes, n.ID)
+		}
+		for _, ed := range s.Edges {
+			rs, okS := rank[ed.Source]
+			rt, okT := rank[ed.Target]
+			if !okS || !okT || rs < from && rt < from {
+				t.Fatalf("%s slice %d: edge %+v does not join the slice to it or an earlier one", id, page, ed)
+			}
+		}
+		edges = append(edges, s.Edges...)
+		if s.Reached < len(nodes) || s.Truncated {
+			t.Fatalf("%s slice %d: reached %d after %d nodes, truncated %v", id, page, s.Reached, len(nodes), s.Truncated)
+		}
+		if !s.PageInfo.HasNextPage {
+			if s.Reached != len(nodes) {
+				t.Fatalf("%s: last slice reached %d, %d nodes", id, s.Reached, len(nodes))
+			}
+			return nodes, edges
+		}
+		if len(s.Nodes) != first || s.PageInfo.EndCursor == nil {
+			t.Fatalf("%s slice %d: %d nodes and cursor %v with a next page", id, page, len(s.Nodes), s.PageInfo.EndCursor)
+		}
+		after = s.PageInfo.EndCursor
+	}
+}
+
+// Over the seeds: slices of any size cut the same ranking, and together give the whole
+// neighbourhood (one slice of 1000) and each of its edges once; the ranking puts the
+// entity first, then at depth 1 its neighbours by the attestations of the edge joining
+// them, ties by id.
+func TestNeighbourhoodRankedSlices(t *testing.T) {
+	e := newEnv(t, options{})
+	for _, id := range []string{"event:uhud", "person:muhammad", "verse:3:165"} {
+		for depth := 1; depth <= 3; depth++ {
+			whole := e.neighbourhood(t, id, depth, 1000, nil)
+			if whole.PageInfo.HasNextPage || whole.Truncated || whole.Reached != len(whole.Nodes) {
+				t.Fatalf("%s depth %d: one slice of 1000 %+v", id, depth, whole.PageInfo)
+			}
+			var want []string
+			for _, n := range whole.Nodes {
+				want = append(want, n.ID)
+			}
+			for _, first := range []int{1, 4} {
+				nodes, edges := e.pageThrough(t, id, depth, first)
+				if fmt.Sprint(nodes) != fmt.Sprint(want) {
+					t.Fatalf("%s depth %d: slices of %d rank\n%v\nwant\n%v", id, depth, first, nodes, want)
+				}
+				key := func(es []nbEdge) []string {
+					var out []string
+					for _, e := range es {
+						out = append(out, fmt.Sprint(e))
+					}
+					sort.Strings(out)
+					return out
+				}
+				if fmt.Sprint(key(edges)) != fmt.Sprint(key(whole.Edges)) {
+					t.Fatalf("%s depth %d: slices of %d give edges\n%v\nwant\n%v", id, depth, first, key(edges), key(whole.Edges))
+				}
+			}
+			if want[0] != id {
+				t.Fatalf("%s ranks %s first", id, want[0])
+			}
+			if depth != 1 {
+				continue
+			}
+			score := map[string]int{}
+			for _, ed := range whole.Edges {
+				if ed.Source == id {
+					score[ed.Target] = max(score[ed.Target], ed.Attestations)
+				} else if ed.Target == id {
+					score[ed.Source] = max(score[ed.Source], ed.Attestations)
+				}
+			}
+			for i := 2; i < len(want); i++ {
+				a, b := want[i-1], want[i]
+				if score[a] < score[b] || score[a] == score[b] && a > b {
+					t.Errorf("%s: %s (%d) ranks before %s (%d)", id, a, score[a], b, score[b])
+				}
+			}
+		}
+	}
+	// A cursor that is not one is refused.
+	bad := "bm9wZQ"
+	e.mustFail(t, request{Query: nbQuery, Variables: map[string]any{"id": "event:uhud", "after": bad}}, "INVALID_ARGUMENT")
+	e.mustFail(t, request{Query: nbQuery, Variables: map[string]any{"id": "event:uhud", "first": 1001}}, "INVALID_ARGUMENT")
+}
+
+// A hub of a generated graph: its depth-3 neighbourhood answers first nodes and a cursor
+// to the next slice, reading the edges of about as many entities as it returns.
+func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
+	var counter *countingStore
+	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store {
+		counter = &countingStore{Store: st, calls: map[string]int{}}
+		return counter
+	}})
+	gen := corpus.New(corpus.Options{Narrations: 200}, schema.Vocabulary())
+	for {
+		name, data, ok := gen.Next()
+		if !ok {
+			break
+		}
+		d, err := narration.Parse(name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.importer.Import(context.Background(), d); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	const first = 50
+	edgesRead := 0
+	counter.reset()
+	var data struct{ Neighbourhood nbSlice }
+	var calls map[string]int
+	e.query(t, nbQuery, map[string]any{"id": "person:g0", "depth": 3, "first": first}, &data)
+	_, calls = counter.total()
+	edgesRead = calls["Edges"]
+	s := data.Neighbourhood
+	if len(s.Nodes) != first || !s.PageInfo.HasNextPage || s.PageInfo.EndCursor == nil || s.Truncated {
+		t.Fatalf("%d nodes, hasNextPage %v, cursor %v, truncated %v; want %d nodes and a cursor", len(s.Nodes), s.PageInfo.HasNextPage, s.PageInfo.EndCursor, s.Truncated, first)
+	}
+	if s.Reached <= first {
+		t.Errorf("reached %d, want more than the %d returned", s.Reached, first)
+	}
+	if s.Nodes[0].ID != "person:g0" {
+		t.Errorf("ranks %s first", s.Nodes[0].ID)
+	}
+	if edgesRead > first+2 {
+		t.Errorf("read the edges %d times for %d nodes", edgesRead, first)
+	}
+	next := e.neighbourhood(t, "person:g0", 3, first, s.PageInfo.EndCursor)
+	seen := map[string]bool{}
+	for _, n := range s.Nodes {
+		seen[n.ID] = true
+	}
+	for _, n := range next.Nodes {
+		if seen[n.ID] {
+			t.Errorf("%s in the first and second slices", n.ID)
+		}
+	}
+	if len(next.Nodes) != first {
+		t.Errorf("second slice has %d nodes", len(next.Nodes))
+	}
+	// The two slices are the first 2*first of one ranking.
+	both := e.neighbourhood(t, "person:g0", 3, 2*first, nil)
+	var a, b []string
+	for _, n := range append(s.Nodes, next.Nodes...) {
+		a = append(a, n.ID)
+	}
+	for _, n := range both.Nodes {
+		b = append(b, n.ID)
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("two slices of %d differ from one of %d", first, 2*first)
+	}
+	t.Logf("person:g0 depth 3: %d nodes, %d edges, reached %d, %d Edges calls", len(s.Nodes), len(s.Edges), s.Reached, edgesRead)
+}
