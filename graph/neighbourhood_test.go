@@ -218,4 +218,19 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 		t.Errorf("two slices of %d differ from one of %d", first, 2*first)
 	}
 	t.Logf("person:g0 depth 3: %d nodes, %d edges, reached %d, %d Edges calls", len(s.Nodes), len(s.Edges), s.Reached, edgesRead)
+
+	// The abuse test's query, one alias of it, under the default limits: a slice of the
+	// default 200, with a cursor.
+	var wide struct {
+		W0 struct {
+			Nodes    []struct{ ID, Type, Name string }
+			Edges    []nbEdge
+			PageInfo struct{ HasNextPage bool }
+		}
+	}
+	e.query(t, `{ w0: neighbourhood(id: "person:g0", depth: 3) { nodes { id type name } edges { source target predicate attestations } pageInfo { hasNextPage } } }`, nil, &wide)
+	if len(wide.W0.Nodes) != 200 || !wide.W0.PageInfo.HasNextPage {
+		t.Errorf("default slice: %d nodes, hasNextPage %v; want 200 and a next page", len(wide.W0.Nodes), wide.W0.PageInfo.HasNextPage)
+	}
+	t.Logf("default slice: %d nodes, %d edges", len(wide.W0.Nodes), len(wide.W0.Edges))
 }
