@@ -29,6 +29,11 @@ type Options struct {
 	// quads with their claims. Names the vocabulary does not have match nothing; callers
 	// that take them from users check them against the vocabulary first.
 	Predicates []string
+	// Narration, when set, exports exactly what that narration asserts: its quads (as
+	// Store.NarrationQuads gives them), the narration itself and every entity its
+	// relations name as nodes, and those relations as edges. It goes alone: with Root,
+	// Depth or Predicates it is an Invalid error.
+	Narration athar.ID
 }
 
 // Subgraph is a selection ready to encode: the entities, the relations between them, and
@@ -70,7 +75,10 @@ type Subgraph struct {
 // name, and with code NotFound when Root is not a defined entity.
 func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error) {
 	op := "export whole graph"
-	if opts.Root != "" {
+	switch {
+	case opts.Narration != "":
+		op = "export narration " + string(opts.Narration)
+	case opts.Root != "":
 		op = "export neighbourhood of " + string(opts.Root)
 	}
 	depth, filter, bad := opts.check()
@@ -80,7 +88,12 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 	}
 	var sg *Subgraph
 	var err error
-	if opts.Root == "" {
+	if opts.Narration != "" {
+		sg, err = selectNarration(ctx, st, opts.Narration)
+		if err == nil && sg == nil {
+			return nil, athar.E(op, athar.NotFound, "%s", "no narration "+string(opts.Narration)+" in the graph")
+		}
+	} else if opts.Root == "" {
 		sg, err = selectAll(ctx, st, filter)
 	} else {
 		var es []*athar.Entity
@@ -99,6 +112,9 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 
 // check returns the depth to walk and the predicate filter, or an Invalid error.
 func (o Options) check() (int, predicateFilter, *athar.Error) {
+	if o.Narration != "" && (o.Root != "" || o.Depth != 0 || len(o.Predicates) > 0) {
+		return 0, nil, athar.E("", athar.Invalid, "narration goes alone: it cannot be combined with root, depth or predicates")
+	}
 	if o.Depth < 0 || o.Depth > MaxDepth {
 		return 0, nil, athar.E("", athar.Invalid, "depth %d is out of range: expected 1 to %d", o.Depth, MaxDepth)
 	}
@@ -172,6 +188,50 @@ func selectNeighbourhood(ctx context.Context, st athar.Store, root athar.ID, dep
 	sg := &Subgraph{Nodes: nodes, Edges: keepEdges(nb.Edges, nodes, filter), Truncated: nb.Truncated}
 	sg.Quads, err = subgraphQuads(ctx, st, sg, filter)
 	return sg, err
+}
+
+// selectNarration returns what narration id asserts (see Options.Narration), or nil when
+// the store holds no such narration.
+func selectNarration(ctx context.Context, st athar.Store, id athar.ID) (*Subgraph, error) {
+	qs, err := st.NarrationQuads(ctx, id)
+	if err != nil || len(qs) == 0 {
+		return nil, err
+	}
+	asserted := map[athar.Edge]bool{}
+	ids := map[athar.ID]bool{id: true}
+	for _, q := range qs {
+		if !isRelation(q.Predicate) || !q.Object.IsIRI() {
+			continue
+		}
+		s, ok1 := athar.ParseIRI(q.Subject)
+		o, ok2 := athar.ParseIRI(q.Object.IRI)
+		if !ok1 || !ok2 {
+			continue
+		}
+		asserted[athar.Edge{Source: s, Target: o, Predicate: strings.TrimPrefix(q.Predicate, athar.VocabBase)}] = true
+		ids[s], ids[o] = true, true
+	}
+	nodes, err := entities(ctx, st, sortedIDs(ids))
+	if err != nil {
+		return nil, err
+	}
+	in := make([]athar.ID, len(nodes))
+	for i, n := range nodes {
+		in[i] = n.ID
+	}
+	byNode, err := st.Edges(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	var edges []athar.Edge
+	for _, es := range byNode {
+		for _, e := range es {
+			if asserted[athar.Edge{Source: e.Source, Target: e.Target, Predicate: e.Predicate}] {
+				edges = append(edges, e)
+			}
+		}
+	}
+	return &Subgraph{Nodes: nodes, Edges: keepEdges(edges, nodes, nil), Quads: qs}, nil
 }
 
 // entities returns the defined entities among ids, sorted by id. Ids the graph does not

@@ -27,6 +27,9 @@ func TestSelectErrors(t *testing.T) {
 		{"empty predicate name", export.Options{Root: "event:badr", Predicates: []string{"partOf", ""}}, athar.Invalid, "empty predicate name"},
 		{"unknown root", export.Options{Root: "event:uhud"}, athar.NotFound, "export neighbourhood of event:uhud: no entity event:uhud in the graph"},
 		{"malformed root", export.Options{Root: "not an id"}, athar.NotFound, "no entity not an id"},
+		{"narration with a root", export.Options{Narration: "narration:a", Root: "event:badr"}, athar.Invalid, "narration goes alone"},
+		{"narration with predicates", export.Options{Narration: "narration:a", Predicates: []string{"advises"}}, athar.Invalid, "narration goes alone"},
+		{"unknown narration", export.Options{Narration: "narration:nosuch"}, athar.NotFound, "export narration narration:nosuch: no narration narration:nosuch in the graph"},
 		{"claim is not an entity", export.Options{Root: export.EdgeID(athar.Edge{Source: "person:a", Predicate: "advises", Target: "concept:ransom"})}, athar.NotFound, "no entity claim:"},
 	}
 	for _, tc := range tests {
@@ -337,4 +340,42 @@ func keys(qs []athar.Quad) []string {
 		out[i] = q.Key()
 	}
 	return out
+}
+
+// A narration's selection is exactly what it asserts: its quads, and as edges the relations
+// among them, between the narration and the entities they name.
+func TestSelectNarration(t *testing.T) {
+	ctx := context.Background()
+	st := seeded(t)
+	const id = athar.ID("narration:ahmad-208")
+	sg, err := export.Select(ctx, st, export.Options{Narration: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := st.NarrationQuads(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sg.Quads) != len(own) {
+		t.Errorf("%d quads, want the narration's %d", len(sg.Quads), len(own))
+	}
+	asserted := map[string]bool{}
+	for _, q := range own {
+		asserted[q.Subject+" "+q.Predicate+" "+q.Object.IRI] = true
+	}
+	if len(sg.Edges) == 0 {
+		t.Fatal("no edges")
+	}
+	for _, e := range sg.Edges {
+		if !asserted[e.Source.IRI()+" "+athar.VocabBase+e.Predicate+" "+e.Target.IRI()] {
+			t.Errorf("edge %v is not asserted by %s", e, id)
+		}
+	}
+	found := false
+	for _, n := range sg.Nodes {
+		found = found || n.ID == id
+	}
+	if !found {
+		t.Errorf("the narration is not among the %d nodes", len(sg.Nodes))
+	}
 }
