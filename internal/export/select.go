@@ -62,6 +62,9 @@ type Subgraph struct {
 	Nodes []*athar.Entity // sorted by id
 	Edges []athar.Edge    // sorted by source, predicate, target; both ends are in Nodes
 	Quads []athar.Quad    // sorted by label, then by athar.Quad.Key, as Store.Quads gives them
+	// Provenance of each edge, by EdgeID (see Provenance). Select always sets it; an edge
+	// missing from it is written with empty provenance.
+	Provenance map[athar.ID]Provenance
 	// Truncated is set when the neighbourhood reached traverse.DefaultMaxVisited entities
 	// before Depth: the selection is consistent, but some entities within Depth are missing.
 	Truncated bool
@@ -103,6 +106,9 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 		if err == nil {
 			sg, err = selectNeighbourhood(ctx, st, opts.Root, depth, filter)
 		}
+	}
+	if err == nil {
+		sg.Provenance, err = provenance(ctx, st, sg.Edges)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -377,5 +378,38 @@ func TestSelectNarration(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the narration is not among the %d nodes", len(sg.Nodes))
+	}
+}
+
+// Every selected edge carries its provenance: one narration per attestation, with titles,
+// gradings where the narration has them, and the independent routes among them.
+func TestSelectProvenance(t *testing.T) {
+	sg, err := export.Select(context.Background(), seeded(t), export.Options{Root: "event:badr", Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	graded := false
+	for _, e := range sg.Edges {
+		p, ok := sg.Provenance[export.EdgeID(e)]
+		if !ok {
+			t.Fatalf("edge %v has no provenance", e)
+		}
+		if len(p.Narrations) != e.Attestations || p.Routes < 1 || p.Routes > e.Attestations {
+			t.Errorf("edge %v: %d narrations, %d routes", e, len(p.Narrations), p.Routes)
+		}
+		for _, n := range p.Narrations {
+			if n.Title == "" {
+				t.Errorf("edge %v: narration %s without its title", e, n.ID)
+			}
+			if n.ID == "narration:tirmidhi-1567" {
+				graded = len(n.Gradings) > 0
+				if !slices.Contains(n.Gradings, "hasan (person:al-tirmidhi)") {
+					t.Errorf("tirmidhi-1567's gradings: %q", n.Gradings)
+				}
+			}
+		}
+	}
+	if !graded {
+		t.Error("no edge attested by the graded narration tirmidhi-1567")
 	}
 }
