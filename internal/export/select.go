@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/traverse"
@@ -54,6 +55,8 @@ type Options struct {
 //     predicate filter;
 //  5. for every relation of 3 and claim of 4, every quad about its claim node and about each
 //     of its attestation nodes (the evidence, its offsets and the narration).
+//
+// and in it the English labels are tagged @en (see tagEnglish), as the store's are not.
 //
 // Relations between a selected entity and an unselected one are not in Quads (just as they
 // are not edges), so the RDF and the graph formats describe the same selection; a chain
@@ -175,6 +178,8 @@ func selectAll(ctx context.Context, st athar.Store, filter predicateFilter) (*Su
 		sg.Quads, err = subgraphQuads(ctx, st, sg, filter)
 		return sg, err
 	}
+	// The whole graph is the record: its quads as stored, so that loading the export
+	// restores the graph exactly (no English tags; see tagEnglish).
 	err = st.Quads(ctx, func(q athar.Quad) error {
 		sg.Quads = append(sg.Quads, q)
 		return nil
@@ -194,6 +199,26 @@ func selectNeighbourhood(ctx context.Context, st athar.Store, root athar.ID, dep
 	sg := &Subgraph{Nodes: nodes, Edges: keepEdges(nb.Edges, nodes, filter), Truncated: nb.Truncated}
 	sg.Quads, err = subgraphQuads(ctx, st, sg, filter)
 	return sg, err
+}
+
+// tagEnglish tags as English (@en) the labels the store holds untagged: every rdfs:label
+// and skos:altLabel that is a plain string with no Arabic letter (Arabic names are stored
+// tagged @ar already). It returns the quads sorted again, as Subgraph.Quads is.
+//
+// Only selections -- a neighbourhood, a predicate filter -- are tagged: they are for
+// reading, in RDF tools that pick labels by language. The whole graph and a narration's
+// own export are the record, which athar load and athar restore take back exactly as
+// stored; tagging them would make the loaded graph differ from the exported one (the
+// stored labels are untagged, and the compiled documents they are checked against too).
+func tagEnglish(qs []athar.Quad) []athar.Quad {
+	for i, q := range qs {
+		if (q.Predicate == athar.RDFSLabel || q.Predicate == athar.SKOSAltLbl) && !q.Object.IsIRI() &&
+			q.Object.Lang == "" && (q.Object.Datatype == "" || q.Object.Datatype == athar.XSDString) &&
+			!strings.ContainsFunc(q.Object.Literal, func(r rune) bool { return unicode.Is(unicode.Arabic, r) }) {
+			qs[i].Object = athar.Term{Literal: q.Object.Literal, Lang: "en"}
+		}
+	}
+	return sortQuads(qs)
 }
 
 // selectNarration returns what narration id asserts (see Options.Narration), or nil when
@@ -367,7 +392,7 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	if err != nil {
 		return nil, err
 	}
-	return sortQuads(append(out, rest...)), nil
+	return tagEnglish(append(out, rest...)), nil
 }
 
 func sortedIDs(set map[athar.ID]bool) []athar.ID {
