@@ -54,7 +54,11 @@ type Options struct {
 //  4. every literal-valued claim of a selected entity (e.g. a year), subject to the
 //     predicate filter;
 //  5. for every relation of 3 and claim of 4, every quad about its claim node and about each
-//     of its attestation nodes (the evidence, its offsets and the narration).
+//     of its attestation nodes (the evidence, its offsets and the narration);
+//  6. for every narration naming a graph of 1 to 5, what 1 and 2 give for a selected
+//     entity: its title, text, language, translation, references, chain and gradings --
+//     so that each named graph says which narration it is, even when the narration itself
+//     is beyond the neighbourhood.
 //
 // and in it the English labels are tagged @en (see tagEnglish), as the store's are not.
 //
@@ -349,12 +353,7 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	records := map[athar.ID]bool{}
 	for _, q := range own {
 		if !isRelation(q.Predicate) {
-			out = append(out, q) // 1: type, names, description, narration record
-			if q.Predicate == athar.PredReference || q.Predicate == athar.PredChainLink || q.Predicate == athar.PredGrading {
-				if id, ok := athar.ParseIRI(q.Object.IRI); ok {
-					records[id] = true
-				}
-			}
+			out = describe(out, records, q) // 1: type, names, description, narration record
 			continue
 		}
 		subject, ok := athar.ParseIRI(q.Subject)
@@ -392,7 +391,47 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	if err != nil {
 		return nil, err
 	}
-	return tagEnglish(append(out, rest...)), nil
+	out = append(out, rest...)
+	// 6: the narrations naming the graphs, described as selected entities are.
+	selected := make(map[athar.ID]bool, len(ids))
+	for _, id := range ids {
+		selected[id] = true
+	}
+	graphs := map[athar.ID]bool{}
+	for _, q := range out {
+		if id, ok := athar.ParseIRI(q.Label); ok && id.Prefix() == athar.TypeNarration.Prefix() && !selected[id] {
+			graphs[id] = true
+		}
+	}
+	if len(graphs) > 0 {
+		narrations, err := about(ctx, sortedIDs(graphs))
+		if err != nil {
+			return nil, err
+		}
+		records = map[athar.ID]bool{}
+		for _, q := range narrations {
+			if !isRelation(q.Predicate) {
+				out = describe(out, records, q)
+			}
+		}
+		more, err := about(ctx, sortedIDs(records))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return tagEnglish(out), nil
+}
+
+// describe appends q, a quad describing an entity rather than relating it, to out, and
+// notes in records the reference, chain link or grading it points at.
+func describe(out []athar.Quad, records map[athar.ID]bool, q athar.Quad) []athar.Quad {
+	if q.Predicate == athar.PredReference || q.Predicate == athar.PredChainLink || q.Predicate == athar.PredGrading {
+		if id, ok := athar.ParseIRI(q.Object.IRI); ok {
+			records[id] = true
+		}
+	}
+	return append(out, q)
 }
 
 func sortedIDs(set map[athar.ID]bool) []athar.ID {

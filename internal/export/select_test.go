@@ -443,3 +443,31 @@ func TestSelectProvenance(t *testing.T) {
 		t.Error("no edge attested by the graded narration tirmidhi-1567")
 	}
 }
+
+// Issue 18's item 8: the Badr neighbourhood's RDF had 7 named graphs with nothing about the
+// narrations naming them. Each graph now says which narration it is: title, text, reference.
+func TestSelectDescribesItsNarrations(t *testing.T) {
+	sg, err := export.Select(context.Background(), seeded(t), export.Options{Root: "event:badr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := map[string]map[string]bool{}
+	for _, q := range sg.Quads {
+		if described[q.Label] == nil {
+			described[q.Label] = map[string]bool{}
+		}
+		if q.Subject == q.Label {
+			described[q.Label][q.Predicate] = true
+		}
+	}
+	if len(described) < 2 {
+		t.Fatalf("%d named graphs", len(described))
+	}
+	for label, preds := range described {
+		for _, p := range []string{athar.RDFSLabel, athar.PredText, athar.PredReference} {
+			if !preds[p] {
+				t.Errorf("graph %s does not give its narration's %s", label, p)
+			}
+		}
+	}
+}
