@@ -125,7 +125,7 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	// --narration takes every format, and no neighbourhood flags.
 	gexf := mustCLI(t, a, "export", "--narration", "narration:ahmad-208", "--format", "gexf").stdout
-	if !strings.Contains(gexf, `<node id="narration:ahmad-208"`) || strings.Contains(gexf, "narration:bukhari-3953") {
+	if !strings.Contains(gexf, `<node id="narration:ahmad-208"`) || strings.Contains(gexf, `<node id="narration:bukhari-3953"`) {
 		t.Errorf("--narration --format gexf is not the narration's own graph")
 	}
 	if r := cli(t, a, "", "export", "--narration", "narration:ahmad-208", "--depth", "2"); exitCode(r.err) != 2 {

@@ -14,9 +14,21 @@ import (
 // is written for Gephi 0.9.3 and later (the first to read GEXF 1.3 fully) and
 // graphology-gexf (web/exportcheck loads it with the latter).
 func WriteGEXF(w io.Writer, sg *Subgraph) error {
+	return writeGEXF(w, sg, `<gexf xmlns="http://gexf.net/1.3" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://gexf.net/1.3 http://gexf.net/1.3/gexf.xsd" version="1.3">`)
+}
+
+// WriteGEXF12 writes sg as WriteGEXF does, in GEXF 1.2draft, the namespace NetworkX's
+// read_gexf reads (it refuses 1.3: "No <graph> element"), as do Gephi and graphology-gexf.
+// The elements and attributes are the same; only the namespace and version differ.
+func WriteGEXF12(w io.Writer, sg *Subgraph) error {
+	return writeGEXF(w, sg, `<gexf xmlns="http://www.gexf.net/1.2draft" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.gexf.net/1.2draft http://www.gexf.net/1.2draft/gexf.xsd" version="1.2">`)
+}
+
+// writeGEXF writes sg as GEXF under the root element start tag root.
+func writeGEXF(w io.Writer, sg *Subgraph, root string) error {
 	sw := newStickyWriter(w)
 	sw.str(`<?xml version="1.0" encoding="UTF-8"?>
-<gexf xmlns="http://gexf.net/1.3" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://gexf.net/1.3 http://gexf.net/1.3/gexf.xsd" version="1.3">
+`, root, `
   <meta>
     <creator>Athar</creator>
   </meta>

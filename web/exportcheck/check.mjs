@@ -3,13 +3,14 @@
 //
 //   node web/exportcheck/check.mjs DIR
 //
-// DIR holds, for each case NAME, the files NAME.cyjs, NAME.graphml, NAME.gexf, NAME.jsonld
+// DIR holds, for each case NAME, the files NAME.cyjs, NAME.graphml, NAME.gexf, NAME.gexf12
+// (GEXF 1.2draft), NAME.jsonld
 // and NAME.nq (one subgraph in every format), and NAME.expect.json with the counts Athar
 // selected: {"nodes": N, "edges": M, "quads": Q, "graphs": G}. For each case it checks that
 //
 //   - cytoscape (headless) loads the elements with N nodes and M edges, and no edge names a
 //     node that is not there;
-//   - graphology's GraphML and GEXF parsers give the same N nodes and M edges, with the
+//   - graphology's GraphML and GEXF (1.3 and 1.2draft) parsers give the same N nodes and M edges, with the
 //     same ids, labels, types, Arabic names, predicates, attestation counts and provenance
 //     (routes, attesting narrations, their titles and gradings) as the Cytoscape export,
 //     whose edges list one narration per attestation;
@@ -126,6 +127,9 @@ async function checkCase(dir, name) {
   sameGraph(`${name}.gexf`, fromGEXF, want, (a) => ({ predicate: a.predicate, attestations: a.weight, ...provenance(a) }));
   fromGEXF.forEachEdge((id, a) => equal(a.kind, a.predicate, `${name}.gexf: kind of edge ${id}`));
 
+  const fromGEXF12 = gexf.parse(Graph, await read('.gexf12'));
+  sameGraph(`${name}.gexf12`, fromGEXF12, want, (a) => ({ predicate: a.predicate, attestations: a.weight, ...provenance(a) }));
+
   const nquads = await read('.nq');
   const quads = new N3.Parser({ format: 'N-Quads' }).parse(nquads);
   equal(quads.length, expect.quads, `${name}.nq: n3 quad count`);
@@ -158,7 +162,7 @@ async function checkCase(dir, name) {
   const sameBytes = sortedLines(rdf).join('\n') === sortedLines(nquads).join('\n');
 
   return `${name}: ${expect.nodes} nodes, ${expect.edges} edges, ${expect.quads} quads in ${expect.graphs} graphs: ` +
-    'cytoscape, graphology-graphml, graphology-gexf, n3 and jsonld agree' +
+    'cytoscape, graphology-graphml, graphology-gexf (1.3 and 1.2), n3 and jsonld agree' +
     (sameBytes ? ' (JSON-LD to N-Quads: the same bytes)' : ' (JSON-LD to N-Quads: the same statements, escaped differently)');
 }
 
