@@ -8,9 +8,9 @@ import (
 // WriteGEXF writes sg as GEXF 1.3 (https://gexf.net/), a static directed graph. Nodes have
 // their primary name as label and declared "type" and "arabic" attributes; edges have
 // declared "predicate", "routes", "narrations", "titles" and "gradings" attributes (the
-// lists of WriteCytoscape joined by " | "), the predicate as label and as kind (so that Gephi keeps two
-// relations between the same entities apart instead of merging them), and the number of
-// attestations as weight. Node ids are entity ids and edge ids claim ids (see EdgeID). It
+// lists of WriteCytoscape joined by " | "), the predicate as label and as kind (so that
+// Gephi keeps two relations between the same entities apart instead of merging them), and
+// the number of attestations as weight. Node ids are entity ids and edge ids claim ids (see EdgeID). It
 // is written for Gephi 0.9.3 and later (the first to read GEXF 1.3 fully) and
 // graphology-gexf (web/exportcheck loads it with the latter).
 func WriteGEXF(w io.Writer, sg *Subgraph) error {
@@ -18,7 +18,8 @@ func WriteGEXF(w io.Writer, sg *Subgraph) error {
 }
 
 // WriteGEXF12 writes sg as WriteGEXF does, in GEXF 1.2draft, the namespace NetworkX's
-// read_gexf reads (it refuses 1.3: "No <graph> element"), as do Gephi and graphology-gexf.
+// read_gexf reads (2.8, Debian's, refuses 1.3: "No <graph> element"; 3.6 reads both), as
+// do Gephi and graphology-gexf.
 // The elements and attributes are the same; only the namespace and version differ.
 func WriteGEXF12(w io.Writer, sg *Subgraph) error {
 	return writeGEXF(w, sg, `<gexf xmlns="http://www.gexf.net/1.2draft" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.gexf.net/1.2draft http://www.gexf.net/1.2draft/gexf.xsd" version="1.2">`)
