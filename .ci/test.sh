@@ -2,7 +2,8 @@
 # The whole test suite against the real components it needs: `make test` runs this.
 #
 # On a fresh Debian machine it installs what is missing (as root, from Debian's packages):
-# Node.js and npm (the exports are loaded in the real JavaScript libraries), Chromium (the
+# Node.js and npm (the exports are loaded in the real JavaScript libraries), NetworkX
+# (python3-networkx: the GEXF 1.2 and GraphML exports are loaded in it), Chromium (the
 # explorer is driven headless) and PostgreSQL (the scale-out replicas run on a real server,
 # a throwaway cluster started by .ci/postgres.sh unless ATHAR_TEST_DATABASE is already set).
 # Extra arguments go to `go test` (e.g. -run TestExplorer), over every package at once.
@@ -20,6 +21,7 @@ install() {
 
 { command -v node && command -v npm; } >/dev/null 2>&1 || install nodejs npm
 command -v chromium >/dev/null 2>&1 || install chromium
+python3 -c 'import networkx' >/dev/null 2>&1 || install python3-networkx
 [ -d web/exportcheck/node_modules ] || npm ci --prefix web/exportcheck --no-audit --no-fund
 
 if [ -z "${ATHAR_TEST_DATABASE:-}" ]; then

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -24,7 +25,7 @@ named graph per narration and expands to exactly the N-Quads of the same selecti
 docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	wf := addWriteFlags(fs, e)
 	format := fs.String("format", "nquads", "output format: "+strings.Join(export.Formats(), ", "))
-	only := fs.String("narration", "", "nquads only: export exactly what this narration asserts (e.g. narration:ahmad-208)")
+	only := fs.String("narration", "", "export exactly what this narration asserts (e.g. narration:ahmad-208), in any format; goes without --root, --depth and --predicates")
 	root := fs.String("root", "", "export the neighbourhood of this entity (e.g. event:badr) instead of the whole graph")
 	depth := fs.Int("depth", export.DefaultDepth, fmt.Sprintf("with --root: how many steps out to go (1 to %d)", export.MaxDepth))
 	preds := fs.String("predicates", "", "comma-separated predicates to keep (default: all)")
@@ -38,8 +39,17 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if err != nil {
 		return usageError("export: %v", err)
 	}
-	if *only != "" && (*format != export.NQuads || *root != "" || len(predicates) > 0) {
-		return usageError("export: --narration goes with --format nquads alone")
+	depthSet := false
+	fs.Visit(func(f *flag.Flag) { depthSet = depthSet || f.Name == "depth" })
+	opts := export.Options{Root: athar.ID(*root), Depth: *depth, Predicates: predicates}
+	if *only != "" {
+		if *root != "" || depthSet || len(predicates) > 0 {
+			return usageError("export: --narration goes without --root, --depth and --predicates")
+		}
+		if athar.ID(*only).Prefix() != athar.TypeNarration.Prefix() {
+			return usageError("export: --narration needs a narration id, e.g. narration:ahmad-208")
+		}
+		opts = export.Options{Narration: athar.ID(*only)}
 	}
 	// The graph as of now: the store, or in the scale-out mode a replica (in a throwaway
 	// store unless --store is given) caught up with the head of the log. Nothing is written.
@@ -51,14 +61,7 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	if err := w.catchUp(ctx); err != nil {
 		return fmt.Errorf("export: catch up with the log: %w", err)
 	}
-	if *only != "" {
-		id := athar.ID(*only)
-		if id.Prefix() != athar.TypeNarration.Prefix() {
-			return usageError("export: --narration needs a narration id, e.g. narration:ahmad-208")
-		}
-		return export.Narration(ctx, e.stdout, w.read, id)
-	}
-	if err := export.Graph(ctx, e.stdout, w.read, *format, export.Options{Root: athar.ID(*root), Depth: *depth, Predicates: predicates}); err != nil {
+	if err := export.Graph(ctx, e.stdout, w.read, *format, opts); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

@@ -123,6 +123,14 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Fatalf("--narration exported a quad of another narration: %s", l)
 		}
 	}
+	// --narration takes every format, and no neighbourhood flags.
+	gexf := mustCLI(t, a, "export", "--narration", "narration:ahmad-208", "--format", "gexf").stdout
+	if !strings.Contains(gexf, `<node id="narration:ahmad-208"`) || strings.Contains(gexf, `<node id="narration:bukhari-3953"`) {
+		t.Errorf("--narration --format gexf is not the narration's own graph")
+	}
+	if r := cli(t, a, "", "export", "--narration", "narration:ahmad-208", "--depth", "2"); exitCode(r.err) != 2 {
+		t.Errorf("--narration with --depth: %v", r.err)
+	}
 	if r := cli(t, a, "", "export", "--narration", "narration:none"); r.err == nil {
 		t.Error("exporting an unknown narration succeeded")
 	}

@@ -1,11 +1,11 @@
 // Package export writes the graph, or the neighbourhood of one entity, in the formats
-// visualisation and linked-data tools load: Cytoscape.js elements JSON, GraphML, GEXF 1.3,
-// JSON-LD (one named graph per narration) and N-Quads.
+// visualisation and linked-data tools load: Cytoscape.js elements JSON, GraphML, GEXF 1.3
+// (and 1.2draft, for NetworkX), JSON-LD (one named graph per narration) and N-Quads.
 //
 // Select chooses what to export; Write encodes it. The encoders are pure functions of the
 // Subgraph: they stream to an io.Writer, keep the first write error (later writes do
 // nothing), and give the same bytes for the same subgraph. The graph formats (cytoscape,
-// graphml, gexf) carry entities and relations; the RDF formats (jsonld, nquads) carry the
+// graphml, gexf, gexf12) carry entities and relations; the RDF formats (jsonld, nquads) carry the
 // quads with their provenance, and describe the same selection (see Subgraph).
 //
 // N-Quads bytes come from the store package's writer (the only one that imports Cayley),
@@ -25,6 +25,7 @@ const (
 	Cytoscape = "cytoscape"
 	GraphML   = "graphml"
 	GEXF      = "gexf"
+	GEXF12    = "gexf12" // GEXF 1.2draft, for NetworkX
 	JSONLD    = "jsonld"
 	NQuads    = "nquads"
 )
@@ -41,6 +42,7 @@ var formats = []format{
 	{Cytoscape, "application/json", ".cyjs", WriteCytoscape},
 	{GraphML, "application/graphml+xml", ".graphml", WriteGraphML},
 	{GEXF, "application/gexf+xml", ".gexf", WriteGEXF},
+	{GEXF12, "application/gexf+xml", ".gexf", WriteGEXF12},
 	{JSONLD, "application/ld+json", ".jsonld", WriteJSONLD},
 	{NQuads, "application/n-quads", ".nq", writeNQuads},
 }

@@ -48,7 +48,7 @@ func TestGolden(t *testing.T) {
 				if err := export.Write(&buf, f, sg); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, gc.name+export.Extension(f), buf.Bytes())
+				golden(t, fileName(gc.name, f), buf.Bytes())
 			})
 		}
 	}
@@ -61,6 +61,7 @@ func TestFormats(t *testing.T) {
 		{"cytoscape", "application/json", ".cyjs"},
 		{"graphml", "application/graphml+xml", ".graphml"},
 		{"gexf", "application/gexf+xml", ".gexf"},
+		{"gexf12", "application/gexf+xml", ".gexf"},
 		{"jsonld", "application/ld+json", ".jsonld"},
 		{"nquads", "application/n-quads", ".nq"},
 		{"dot", "", ""},
@@ -95,7 +96,7 @@ func TestWriteUnknownFormat(t *testing.T) {
 	if athar.ErrorCode(err) != athar.Invalid {
 		t.Fatalf("error %v: code %s, want %s", err, athar.ErrorCode(err), athar.Invalid)
 	}
-	want := `export: unknown format "dot": expected one of cytoscape, graphml, gexf, jsonld, nquads`
+	want := `export: unknown format "dot": expected one of cytoscape, graphml, gexf, gexf12, jsonld, nquads`
 	if err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
@@ -251,6 +252,7 @@ func TestXMLIsWellFormed(t *testing.T) {
 	roots := map[string]xml.Name{
 		".graphml": {Space: "http://graphml.graphdrawing.org/xmlns", Local: "graphml"},
 		".gexf":    {Space: "http://gexf.net/1.3", Local: "gexf"},
+		".gexf12":  {Space: "http://www.gexf.net/1.2draft", Local: "gexf"},
 	}
 	for ext, root := range roots {
 		paths, err := filepath.Glob(filepath.Join("testdata", "*"+ext))

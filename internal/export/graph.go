@@ -25,7 +25,7 @@ func Narration(ctx context.Context, w io.Writer, st athar.Store, id athar.ID) er
 // as N-Quads streams straight from the store, in one consistent pass, without being held
 // in memory.
 func Graph(ctx context.Context, w io.Writer, st athar.Store, format string, opts Options) error {
-	if format == NQuads && opts.Root == "" && len(opts.Predicates) == 0 {
+	if format == NQuads && opts.Root == "" && opts.Narration == "" && len(opts.Predicates) == 0 {
 		enc := cayleystore.NewNQuadsWriter(w)
 		if err := st.Quads(ctx, enc.Write); err != nil {
 			return err

@@ -26,6 +26,12 @@ func TestNarrationAndGraph(t *testing.T) {
 	}{
 		{name: "one narration", write: func(b *bytes.Buffer) error { return export.Narration(ctx, b, st, "narration:ahmad-208") },
 			label: athar.ID("narration:ahmad-208").IRI()},
+		{name: "one narration, through Graph", write: func(b *bytes.Buffer) error {
+			return export.Graph(ctx, b, st, export.NQuads, export.Options{Narration: "narration:ahmad-208"})
+		}, label: athar.ID("narration:ahmad-208").IRI()},
+		{name: "one narration as GEXF", write: func(b *bytes.Buffer) error {
+			return export.Graph(ctx, b, st, export.GEXF, export.Options{Narration: "narration:ahmad-208"})
+		}, quads: -1},
 		{name: "the whole graph streams", write: func(b *bytes.Buffer) error {
 			return export.Graph(ctx, b, st, export.NQuads, export.Options{})
 		}, quads: all},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/export"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/schema"
@@ -68,6 +69,15 @@ func storeWith(t *testing.T, files []seeds.File) *cayleystore.Store {
 }
 
 // writeNQuads is the N-Quads writer the CLI and the HTTP handler pass to export.Write.
+
+// fileName is the file a test writes an export of name in format to: name and the
+// format's extension, but ".gexf12" for GEXF 1.2 (whose extension, .gexf, is GEXF 1.3's).
+func fileName(name, format string) string {
+	if format == export.GEXF12 {
+		return name + ".gexf12"
+	}
+	return name + export.Extension(format)
+}
 
 // golden compares got with testdata/name, or rewrites the file under -update.
 func golden(t *testing.T, name string, got []byte) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/traverse"
@@ -29,6 +30,11 @@ type Options struct {
 	// quads with their claims. Names the vocabulary does not have match nothing; callers
 	// that take them from users check them against the vocabulary first.
 	Predicates []string
+	// Narration, when set, exports exactly what that narration asserts: its quads (as
+	// Store.NarrationQuads gives them), the narration itself and every entity its
+	// relations name as nodes, and those relations as edges. It goes alone: with Root,
+	// Depth or Predicates it is an Invalid error.
+	Narration athar.ID
 }
 
 // Subgraph is a selection ready to encode: the entities, the relations between them, and
@@ -48,7 +54,13 @@ type Options struct {
 //  4. every literal-valued claim of a selected entity (e.g. a year), subject to the
 //     predicate filter;
 //  5. for every relation of 3 and claim of 4, every quad about its claim node and about each
-//     of its attestation nodes (the evidence, its offsets and the narration).
+//     of its attestation nodes (the evidence, its offsets and the narration);
+//  6. for every narration naming a graph of 1 to 5, what 1 and 2 give for a selected
+//     entity: its title, text, language, translation, references, chain and gradings --
+//     so that each named graph says which narration it is, even when the narration itself
+//     is beyond the neighbourhood.
+//
+// and in it the English labels are tagged @en (see tagEnglish), as the store's are not.
 //
 // Relations between a selected entity and an unselected one are not in Quads (just as they
 // are not edges), so the RDF and the graph formats describe the same selection; a chain
@@ -57,6 +69,9 @@ type Subgraph struct {
 	Nodes []*athar.Entity // sorted by id
 	Edges []athar.Edge    // sorted by source, predicate, target; both ends are in Nodes
 	Quads []athar.Quad    // sorted by label, then by athar.Quad.Key, as Store.Quads gives them
+	// Provenance of each edge, by EdgeID (see Provenance). Select always sets it; an edge
+	// missing from it is written with empty provenance.
+	Provenance map[athar.ID]Provenance
 	// Truncated is set when the neighbourhood reached traverse.DefaultMaxVisited entities
 	// before Depth: the selection is consistent, but some entities within Depth are missing.
 	Truncated bool
@@ -70,7 +85,10 @@ type Subgraph struct {
 // name, and with code NotFound when Root is not a defined entity.
 func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error) {
 	op := "export whole graph"
-	if opts.Root != "" {
+	switch {
+	case opts.Narration != "":
+		op = "export narration " + string(opts.Narration)
+	case opts.Root != "":
 		op = "export neighbourhood of " + string(opts.Root)
 	}
 	depth, filter, bad := opts.check()
@@ -80,7 +98,12 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 	}
 	var sg *Subgraph
 	var err error
-	if opts.Root == "" {
+	if opts.Narration != "" {
+		sg, err = selectNarration(ctx, st, opts.Narration)
+		if err == nil && sg == nil {
+			return nil, athar.E(op, athar.NotFound, "%s", "no narration "+string(opts.Narration)+" in the graph")
+		}
+	} else if opts.Root == "" {
 		sg, err = selectAll(ctx, st, filter)
 	} else {
 		var es []*athar.Entity
@@ -91,6 +114,9 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 			sg, err = selectNeighbourhood(ctx, st, opts.Root, depth, filter)
 		}
 	}
+	if err == nil {
+		sg.Provenance, err = provenance(ctx, st, sg.Edges)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
@@ -99,6 +125,9 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 
 // check returns the depth to walk and the predicate filter, or an Invalid error.
 func (o Options) check() (int, predicateFilter, *athar.Error) {
+	if o.Narration != "" && (o.Root != "" || o.Depth != 0 || len(o.Predicates) > 0) {
+		return 0, nil, athar.E("", athar.Invalid, "narration goes alone: it cannot be combined with root, depth or predicates")
+	}
 	if o.Depth < 0 || o.Depth > MaxDepth {
 		return 0, nil, athar.E("", athar.Invalid, "depth %d is out of range: expected 1 to %d", o.Depth, MaxDepth)
 	}
@@ -153,6 +182,8 @@ func selectAll(ctx context.Context, st athar.Store, filter predicateFilter) (*Su
 		sg.Quads, err = subgraphQuads(ctx, st, sg, filter)
 		return sg, err
 	}
+	// The whole graph is the record: its quads as stored, so that loading the export
+	// restores the graph exactly (no English tags; see tagEnglish).
 	err = st.Quads(ctx, func(q athar.Quad) error {
 		sg.Quads = append(sg.Quads, q)
 		return nil
@@ -172,6 +203,70 @@ func selectNeighbourhood(ctx context.Context, st athar.Store, root athar.ID, dep
 	sg := &Subgraph{Nodes: nodes, Edges: keepEdges(nb.Edges, nodes, filter), Truncated: nb.Truncated}
 	sg.Quads, err = subgraphQuads(ctx, st, sg, filter)
 	return sg, err
+}
+
+// tagEnglish tags as English (@en) the labels the store holds untagged: every rdfs:label
+// and skos:altLabel that is a plain string with no Arabic letter (Arabic names are stored
+// tagged @ar already). It returns the quads sorted again, as Subgraph.Quads is.
+//
+// Only selections -- a neighbourhood, a predicate filter -- are tagged: they are for
+// reading, in RDF tools that pick labels by language. The whole graph and a narration's
+// own export are the record, which athar load and athar restore take back exactly as
+// stored; tagging them would make the loaded graph differ from the exported one (the
+// stored labels are untagged, and the compiled documents they are checked against too).
+func tagEnglish(qs []athar.Quad) []athar.Quad {
+	for i, q := range qs {
+		if (q.Predicate == athar.RDFSLabel || q.Predicate == athar.SKOSAltLbl) && !q.Object.IsIRI() &&
+			q.Object.Lang == "" && (q.Object.Datatype == "" || q.Object.Datatype == athar.XSDString) &&
+			!strings.ContainsFunc(q.Object.Literal, func(r rune) bool { return unicode.Is(unicode.Arabic, r) }) {
+			qs[i].Object = athar.Term{Literal: q.Object.Literal, Lang: "en"}
+		}
+	}
+	return sortQuads(qs)
+}
+
+// selectNarration returns what narration id asserts (see Options.Narration), or nil when
+// the store holds no such narration.
+func selectNarration(ctx context.Context, st athar.Store, id athar.ID) (*Subgraph, error) {
+	qs, err := st.NarrationQuads(ctx, id)
+	if err != nil || len(qs) == 0 {
+		return nil, err
+	}
+	asserted := map[athar.Edge]bool{}
+	ids := map[athar.ID]bool{id: true}
+	for _, q := range qs {
+		if !isRelation(q.Predicate) || !q.Object.IsIRI() {
+			continue
+		}
+		s, ok1 := athar.ParseIRI(q.Subject)
+		o, ok2 := athar.ParseIRI(q.Object.IRI)
+		if !ok1 || !ok2 {
+			continue
+		}
+		asserted[athar.Edge{Source: s, Target: o, Predicate: strings.TrimPrefix(q.Predicate, athar.VocabBase)}] = true
+		ids[s], ids[o] = true, true
+	}
+	nodes, err := entities(ctx, st, sortedIDs(ids))
+	if err != nil {
+		return nil, err
+	}
+	in := make([]athar.ID, len(nodes))
+	for i, n := range nodes {
+		in[i] = n.ID
+	}
+	byNode, err := st.Edges(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	var edges []athar.Edge
+	for _, es := range byNode {
+		for _, e := range es {
+			if asserted[athar.Edge{Source: e.Source, Target: e.Target, Predicate: e.Predicate}] {
+				edges = append(edges, e)
+			}
+		}
+	}
+	return &Subgraph{Nodes: nodes, Edges: keepEdges(edges, nodes, nil), Quads: qs}, nil
 }
 
 // entities returns the defined entities among ids, sorted by id. Ids the graph does not
@@ -258,12 +353,7 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	records := map[athar.ID]bool{}
 	for _, q := range own {
 		if !isRelation(q.Predicate) {
-			out = append(out, q) // 1: type, names, description, narration record
-			if q.Predicate == athar.PredReference || q.Predicate == athar.PredChainLink || q.Predicate == athar.PredGrading {
-				if id, ok := athar.ParseIRI(q.Object.IRI); ok {
-					records[id] = true
-				}
-			}
+			out = describe(out, records, q) // 1: type, names, description, narration record
 			continue
 		}
 		subject, ok := athar.ParseIRI(q.Subject)
@@ -301,7 +391,47 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	if err != nil {
 		return nil, err
 	}
-	return sortQuads(append(out, rest...)), nil
+	out = append(out, rest...)
+	// 6: the narrations naming the graphs, described as selected entities are.
+	selected := make(map[athar.ID]bool, len(ids))
+	for _, id := range ids {
+		selected[id] = true
+	}
+	graphs := map[athar.ID]bool{}
+	for _, q := range out {
+		if id, ok := athar.ParseIRI(q.Label); ok && id.Prefix() == athar.TypeNarration.Prefix() && !selected[id] {
+			graphs[id] = true
+		}
+	}
+	if len(graphs) > 0 {
+		narrations, err := about(ctx, sortedIDs(graphs))
+		if err != nil {
+			return nil, err
+		}
+		records = map[athar.ID]bool{}
+		for _, q := range narrations {
+			if !isRelation(q.Predicate) {
+				out = describe(out, records, q)
+			}
+		}
+		more, err := about(ctx, sortedIDs(records))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return tagEnglish(out), nil
+}
+
+// describe appends q, a quad describing an entity rather than relating it, to out, and
+// notes in records the reference, chain link or grading it points at.
+func describe(out []athar.Quad, records map[athar.ID]bool, q athar.Quad) []athar.Quad {
+	if q.Predicate == athar.PredReference || q.Predicate == athar.PredChainLink || q.Predicate == athar.PredGrading {
+		if id, ok := athar.ParseIRI(q.Object.IRI); ok {
+			records[id] = true
+		}
+	}
+	return append(out, q)
 }
 
 func sortedIDs(set map[athar.ID]bool) []athar.ID {

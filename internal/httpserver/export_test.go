@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,4 +217,63 @@ func TestExportStreams(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestExportParameters is issue 18's item 9: ?narration= was silently ignored (the whole
+// graph came back). Every format takes it; an unknown parameter and a bad depth are a 400
+// with code INVALID_ARGUMENT naming what is wrong.
+func TestExportParameters(t *testing.T) {
+	base := serve(t, httpserver.Config{Store: seeded(t), Vocab: schema.Vocabulary()}, time.Minute)
+	fetch := func(t *testing.T, path string) (int, []byte) {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+
+	t.Run("narration selects what one narration asserts, in every format", func(t *testing.T) {
+		for _, format := range []string{"cytoscape", "graphml", "gexf", "gexf12", "jsonld", "nquads"} {
+			_, whole := fetch(t, "/export/"+format)
+			status, body := fetch(t, "/export/"+format+"?narration=narration:ahmad-208")
+			if status != http.StatusOK {
+				t.Fatalf("%s: %d %s", format, status, body)
+			}
+			if !bytes.Contains(body, []byte("ahmad-208")) || len(body) >= len(whole) {
+				t.Errorf("%s: %d bytes, the whole graph %d: not the narration's own export", format, len(body), len(whole))
+			}
+			// In RDF every quad is the narration's own (edges in the graph formats list
+			// every narration attesting them, the others too).
+			if (format == "jsonld" || format == "nquads") && bytes.Contains(body, []byte("bukhari-3953")) {
+				t.Errorf("%s: another narration's quads in the narration's export", format)
+			}
+		}
+		if status, body := fetch(t, "/export/gexf?narration=narration:nosuch"); status != http.StatusNotFound {
+			t.Errorf("an unknown narration: %d %s", status, body)
+		}
+	})
+
+	for _, tc := range []struct{ name, query, says string }{
+		{"unknown parameter", "?root=event:badr&narattion=narration:ahmad-208", "narattion"},
+		{"depth not a number", "?root=event:badr&depth=two", `depth "two" is not a number`},
+		{"unknown predicate", "?predicates=advizes", "advizes"},
+		{"narration with root", "?narration=narration:ahmad-208&root=event:badr", "narration goes alone"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := fetch(t, "/export/graphml"+tc.query)
+			var e struct{ Error, Code string }
+			if err := json.Unmarshal(body, &e); err != nil {
+				t.Fatalf("%d, not a JSON error: %s", status, body)
+			}
+			if status != http.StatusBadRequest || e.Code != "INVALID_ARGUMENT" || !strings.Contains(e.Error, tc.says) {
+				t.Errorf("%d %s; want 400 INVALID_ARGUMENT saying %q", status, body, tc.says)
+			}
+		})
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -112,8 +114,9 @@ func assetType(ext string) string {
 	return ""
 }
 
-// exportHandler serves GET /export/{format}?root=ID&depth=N&predicates=a,b: the whole graph,
-// or the neighbourhood of root, in one of export.Formats().
+// exportHandler serves GET /export/{format}?root=ID&depth=N&predicates=a,b (or
+// ?narration=ID): the whole graph, the neighbourhood of root, or what one narration asserts,
+// in one of export.Formats(). An unknown query parameter is a 400 naming it.
 //
 // The export streams under its own bounds instead of the server's WriteTimeout: each write
 // must complete within cfg.ExportStallTimeout, and the whole export within
@@ -139,25 +142,19 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 			c.JSON(http.StatusNotFound, gin.H{"error": fmt.Sprintf("unknown export format %q; supported: %s", format, strings.Join(export.Formats(), ", "))})
 			return
 		}
-		depth := export.DefaultDepth
-		if d := c.Query("depth"); d != "" {
-			n, err := strconv.Atoi(d)
-			if err != nil {
-				c.JSON(http.StatusBadRequest, gin.H{"error": fmt.Sprintf("depth %q is not a number", d)})
-				return
-			}
-			depth = n
-		}
-		preds, err := export.ParsePredicates(cfg.Vocab, c.Query("predicates"))
+		opts, err := exportOptions(c, cfg)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		root := c.Query("root")
-		sg, err := export.Select(ctx, cfg.Store, export.Options{Root: athar.ID(root), Depth: depth, Predicates: preds})
+		sg, err := export.Select(ctx, cfg.Store, opts)
 		if err != nil {
 			writeError(c, err)
 			return
+		}
+		root := string(opts.Root)
+		if opts.Narration != "" {
+			root = string(opts.Narration)
 		}
 		name := "athar"
 		if root != "" {
@@ -173,6 +170,46 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// exportParams are the query parameters /export/{format} takes; any other is refused, so
+// that a misspelt or unsupported one is not silently ignored.
+var exportParams = []string{"root", "depth", "predicates", "narration"}
+
+// exportOptions reads the selection from the query. Errors are Invalid (a 400 with code
+// INVALID_ARGUMENT): an unknown parameter (named), a depth that is not a number, an
+// unknown predicate.
+func exportOptions(c *gin.Context, cfg Config) (export.Options, error) {
+	const op = "export"
+	q := c.Request.URL.Query()
+	var unknown []string
+	for k := range q {
+		if !slices.Contains(exportParams, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return export.Options{}, athar.E(op, athar.Invalid, "unknown query parameter(s) %s: expected %s", strings.Join(unknown, ", "), strings.Join(exportParams, ", "))
+	}
+	var opts export.Options
+	if d := q.Get("depth"); d != "" {
+		n, err := strconv.Atoi(d)
+		if err != nil {
+			return opts, athar.E(op, athar.Invalid, "depth %q is not a number", d)
+		}
+		opts.Depth = n
+	} else if q.Get("narration") == "" {
+		opts.Depth = export.DefaultDepth
+	}
+	preds, err := export.ParsePredicates(cfg.Vocab, q.Get("predicates"))
+	if err != nil {
+		return opts, err
+	}
+	opts.Predicates = preds
+	opts.Root = athar.ID(q.Get("root"))
+	opts.Narration = athar.ID(q.Get("narration"))
+	return opts, nil
 }
 
 // exportWriter writes an export to the client, giving each write its own deadline: the

@@ -3,14 +3,17 @@
 //
 //   node web/exportcheck/check.mjs DIR
 //
-// DIR holds, for each case NAME, the files NAME.cyjs, NAME.graphml, NAME.gexf, NAME.jsonld
+// DIR holds, for each case NAME, the files NAME.cyjs, NAME.graphml, NAME.gexf, NAME.gexf12
+// (GEXF 1.2draft), NAME.jsonld
 // and NAME.nq (one subgraph in every format), and NAME.expect.json with the counts Athar
 // selected: {"nodes": N, "edges": M, "quads": Q, "graphs": G}. For each case it checks that
 //
 //   - cytoscape (headless) loads the elements with N nodes and M edges, and no edge names a
 //     node that is not there;
-//   - graphology's GraphML and GEXF parsers give the same N nodes and M edges, with the
-//     same ids, labels, types, predicates and attestation counts as the Cytoscape export;
+//   - graphology's GraphML and GEXF (1.3 and 1.2draft) parsers give the same N nodes and M edges, with the
+//     same ids, labels, types, Arabic names, predicates, attestation counts and provenance
+//     (routes, attesting narrations, their titles and gradings) as the Cytoscape export,
+//     whose edges list one narration per attestation;
 //   - n3's parser reads Q quads from the N-Quads;
 //   - jsonld.js turns the JSON-LD into G named graphs and exactly the N-Quads export's
 //     statements (compared term by term, so that a literal escaped differently is the
@@ -51,7 +54,8 @@ function cytoscapeGraph(name, text, expect) {
   const nodes = new Map();
   for (const { data } of doc.elements.nodes) {
     check(!nodes.has(data.id), `${name}.cyjs: node ${data.id} twice`);
-    nodes.set(data.id, { label: data.label, type: data.type });
+    check(Array.isArray(data.arabic), `${name}.cyjs: node ${data.id} has no arabic list`);
+    nodes.set(data.id, { label: data.label, type: data.type, arabic: data.arabic.join(' | ') });
   }
   const edges = new Map();
   for (const { data } of doc.elements.edges) {
@@ -60,8 +64,14 @@ function cytoscapeGraph(name, text, expect) {
       check(nodes.has(end), `${name}.cyjs: edge ${data.id} is dangling: no node ${end}`);
       check(cy.getElementById(end).nonempty(), `${name}.cyjs: cytoscape has no node ${end} for edge ${data.id}`);
     }
+    check(Array.isArray(data.narrations) && data.narrations.length === data.attestations,
+      `${name}.cyjs: edge ${data.id} lists ${JSON.stringify(data.narrations)} for ${data.attestations} attestations`);
+    check(data.routes >= 1 && data.routes <= data.attestations,
+      `${name}.cyjs: edge ${data.id} has ${data.routes} routes for ${data.attestations} attestations`);
     edges.set(data.id, {
       source: data.source, target: data.target, predicate: data.predicate, attestations: data.attestations,
+      routes: data.routes, narrations: data.narrations.join(' | '), titles: data.titles.join(' | '),
+      gradings: data.gradings.join(' | '),
     });
   }
   cy.edges().forEach((e) => {
@@ -81,6 +91,7 @@ function sameGraph(file, graph, want, edgeAttrs) {
     check(w, `${file}: node ${id} is not in the Cytoscape export`);
     equal(a.label, w.label, `${file}: label of ${id}`);
     equal(a.type, w.type, `${file}: type of ${id}`);
+    equal(a.arabic, w.arabic, `${file}: arabic of ${id}`);
   });
   graph.forEachEdge((id, a, source, target) => {
     const w = want.edges.get(id);
@@ -109,11 +120,15 @@ async function checkCase(dir, name) {
   const want = cytoscapeGraph(name, await read('.cyjs'), expect);
 
   const fromGraphML = graphml.parse(Graph, await read('.graphml'));
-  sameGraph(`${name}.graphml`, fromGraphML, want, (a) => ({ predicate: a.predicate, attestations: a.attestations }));
+  const provenance = (a) => ({ routes: a.routes, narrations: a.narrations, titles: a.titles, gradings: a.gradings });
+  sameGraph(`${name}.graphml`, fromGraphML, want, (a) => ({ predicate: a.predicate, attestations: a.attestations, ...provenance(a) }));
 
   const fromGEXF = gexf.parse(Graph, await read('.gexf'));
-  sameGraph(`${name}.gexf`, fromGEXF, want, (a) => ({ predicate: a.predicate, attestations: a.weight }));
+  sameGraph(`${name}.gexf`, fromGEXF, want, (a) => ({ predicate: a.predicate, attestations: a.weight, ...provenance(a) }));
   fromGEXF.forEachEdge((id, a) => equal(a.kind, a.predicate, `${name}.gexf: kind of edge ${id}`));
+
+  const fromGEXF12 = gexf.parse(Graph, await read('.gexf12'));
+  sameGraph(`${name}.gexf12`, fromGEXF12, want, (a) => ({ predicate: a.predicate, attestations: a.weight, ...provenance(a) }));
 
   const nquads = await read('.nq');
   const quads = new N3.Parser({ format: 'N-Quads' }).parse(nquads);
@@ -147,7 +162,7 @@ async function checkCase(dir, name) {
   const sameBytes = sortedLines(rdf).join('\n') === sortedLines(nquads).join('\n');
 
   return `${name}: ${expect.nodes} nodes, ${expect.edges} edges, ${expect.quads} quads in ${expect.graphs} graphs: ` +
-    'cytoscape, graphology-graphml, graphology-gexf, n3 and jsonld agree' +
+    'cytoscape, graphology-graphml, graphology-gexf (1.3 and 1.2), n3 and jsonld agree' +
     (sameBytes ? ' (JSON-LD to N-Quads: the same bytes)' : ' (JSON-LD to N-Quads: the same statements, escaped differently)');
 }
 
