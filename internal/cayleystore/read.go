@@ -3,6 +3,7 @@ package cayleystore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1000,14 +1001,8 @@ func (s *Store) edgesByScan(ctx context.Context, ids []athar.ID) (map[athar.ID][
 }
 
 func uniqueIDs(ids []athar.ID) []athar.ID {
-	sortIDs(ids)
-	out := ids[:0]
-	for i, id := range ids {
-		if i == 0 || id != ids[i-1] {
-			out = append(out, id)
-		}
-	}
-	return out
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 func sortIDs(ids []athar.ID) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }

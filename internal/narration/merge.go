@@ -2,6 +2,7 @@ package narration
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -39,14 +40,8 @@ func DefinedEntities(qs []athar.Quad) []athar.ID {
 }
 
 func uniq(ids []athar.ID) []athar.ID {
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	out := ids[:0]
-	for i, id := range ids {
-		if i == 0 || id != ids[i-1] {
-			out = append(out, id)
-		}
-	}
-	return out
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // renameProblem is a claim that a rename makes impossible: claim is its index in the
