@@ -14,6 +14,15 @@ func (n *Narration) Route() []ID {
 	return out
 }
 
+// Chains returns every chain the narration gives: Chain first, then MoreRoutes. It is
+// empty when the narration records no chain.
+func (n *Narration) Chains() [][]ID {
+	if len(n.Chain) == 0 && len(n.MoreRoutes) == 0 {
+		return nil
+	}
+	return append([][]ID{n.Chain}, n.MoreRoutes...)
+}
+
 // CommonLink is where the routes of several narrations converge: in hadith criticism the
 // common link (madar), the transmitter from whom the routes of a report branch out.
 //

@@ -83,8 +83,11 @@ type Narration struct {
 	Translation string
 	References  []Reference
 	Narrator    ID   // who reports it; empty when not given
-	Chain       []ID // the isnad, nearest the compiler first
-	Gradings    []Grading
+	Chain       []ID // the isnad, nearest the compiler first: the first route
+	// MoreRoutes are the further chains the narration gives (e.g. joined by "ح"), each
+	// nearest the compiler first, in the document's order; Chain is the first route.
+	MoreRoutes [][]ID
+	Gradings   []Grading
 }
 
 // Edge is a plain triple between two entities, as neighbourhood and path queries see it,

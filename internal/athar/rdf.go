@@ -50,6 +50,7 @@ const (
 	PredPosition    = VocabBase + "position"    // reference or chain link -> integer, 1-based
 	PredChainLink   = VocabBase + "chainLink"   // narration -> chain link
 	PredNarrator    = VocabBase + "narrator"    // chain link -> person
+	PredRoute       = VocabBase + "route"       // chain link -> integer: its route, 2 on (none: the first, the chain)
 	PredTranslation = VocabBase + "translation" // narration -> string: whose translation the text is
 	PredSurah       = VocabBase + "surah"       // verse -> integer
 	PredAyah        = VocabBase + "ayah"        // verse -> integer
@@ -226,7 +227,7 @@ var structural = map[string]bool{
 	PredSubject: true, PredPredicate: true, PredObject: true, PredValue: true, PredClaim: true,
 	PredNarration: true, PredEvidence: true, PredStart: true, PredEnd: true, PredText: true,
 	PredLanguage: true, PredReference: true, PredCollection: true, PredEdition: true,
-	PredNumber: true, PredURL: true, PredPosition: true, PredChainLink: true, PredNarrator: true,
+	PredNumber: true, PredURL: true, PredPosition: true, PredChainLink: true, PredNarrator: true, PredRoute: true,
 	PredTranslation: true, PredSurah: true, PredAyah: true,
 	PredGrading: true, PredGrader: true, PredGraderName: true, PredVerdict: true, PredGrade: true,
 	PredScope: true, PredPart: true, PredStatedIn: true, PredFormerID: true,

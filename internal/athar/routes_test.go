@@ -20,6 +20,14 @@ func TestRouteCount(t *testing.T) {
 		{"two students of the same source are two routes", []*athar.Narration{n("person:umar", "person:a"), n("person:umar", "person:b")}, 2},
 		{"a transmitter in both chains is one route", []*athar.Narration{n("person:umar", "person:x", "person:a"), n("person:umar", "person:x", "person:b")}, 1},
 		{"one's source transmits in the other", []*athar.Narration{n("person:a"), n("person:umar", "person:a")}, 1},
+		{"a further route shares a transmitter", []*athar.Narration{
+			{Narrator: "person:umar", Chain: []athar.ID{"person:a"}, MoreRoutes: [][]athar.ID{{"person:x", "person:b"}}},
+			n("person:umar", "person:x", "person:c"),
+		}, 1},
+		{"further routes that share no one stay independent", []*athar.Narration{
+			{Narrator: "person:umar", Chain: []athar.ID{"person:a"}, MoreRoutes: [][]athar.ID{{"person:y", "person:b"}}},
+			n("person:umar", "person:x", "person:c"),
+		}, 2},
 		{"no chain and no narrator is a route of its own", []*athar.Narration{n(""), n("")}, 2},
 	}
 	for _, tc := range tests {

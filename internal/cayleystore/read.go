@@ -535,19 +535,42 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 	for _, r := range rs {
 		n.References = append(n.References, r.r)
 	}
-	var chain []positioned
+	// Chain links without a route number are the chain (the first route); the others belong
+	// to the further route they name (2 on).
+	type routeLink struct {
+		route, pos int
+		node       string
+	}
+	var chain []routeLink
 	for _, l := range links {
 		m, err := props(l.node)
 		if err != nil {
 			return nil, err
 		}
 		pos, _ := strconv.Atoi(m[athar.PredPosition].Literal)
-		chain = append(chain, positioned{pos, m[athar.PredNarrator].IRI})
+		route := 1
+		if t, ok := m[athar.PredRoute]; ok {
+			route, _ = strconv.Atoi(t.Literal)
+		}
+		chain = append(chain, routeLink{route, pos, m[athar.PredNarrator].IRI})
 	}
-	sort.Slice(chain, func(i, j int) bool { return chain[i].pos < chain[j].pos })
+	sort.Slice(chain, func(i, j int) bool {
+		if chain[i].route != chain[j].route {
+			return chain[i].route < chain[j].route
+		}
+		return chain[i].pos < chain[j].pos
+	})
 	for _, c := range chain {
-		if p, ok := athar.ParseIRI(c.node); ok {
+		p, ok := athar.ParseIRI(c.node)
+		switch {
+		case !ok || c.route < 1:
+		case c.route == 1:
 			n.Chain = append(n.Chain, p)
+		default:
+			for len(n.MoreRoutes) < c.route-1 {
+				n.MoreRoutes = append(n.MoreRoutes, nil)
+			}
+			n.MoreRoutes[c.route-2] = append(n.MoreRoutes[c.route-2], p)
 		}
 	}
 	for _, g := range gradings {

@@ -50,6 +50,26 @@ func Compile(c *Checked) []athar.Quad {
 		e.iri(link, athar.PredNarrator, p.IRI())
 		e.claim(c.ID, CheckedClaim{Subject: p, Predicate: &athar.Predicate{Name: "transmits"}, Object: c.ID})
 	}
+	// Further routes: links like the chain's, each also carrying its route's number (2 on),
+	// and a transmits claim for whoever the chain and earlier routes did not already name.
+	transmits := map[athar.ID]bool{}
+	for _, p := range c.Chain {
+		transmits[p] = true
+	}
+	for k, route := range c.MoreRoutes {
+		for i, p := range route {
+			link := fmt.Sprintf("%sroute/%s/%d/%d", athar.Base, c.ID.Local(), k+2, i+1)
+			e.iri(n, athar.PredChainLink, link)
+			e.iri(link, athar.RDFType, athar.ClassChainLink)
+			e.lit(link, athar.PredRoute, intTerm(k+2))
+			e.lit(link, athar.PredPosition, intTerm(i+1))
+			e.iri(link, athar.PredNarrator, p.IRI())
+			if !transmits[p] {
+				transmits[p] = true
+				e.claim(c.ID, CheckedClaim{Subject: p, Predicate: &athar.Predicate{Name: "transmits"}, Object: c.ID})
+			}
+		}
+	}
 	if c.Narrator != "" {
 		e.claim(c.ID, CheckedClaim{Subject: c.Narrator, Predicate: &athar.Predicate{Name: "narrates"}, Object: c.ID})
 	}

@@ -94,11 +94,26 @@ func (d *decompiler) run() (*Checked, error) {
 	}
 	sortByPosition(links)
 	for _, l := range links {
-		p, ok := athar.ParseIRI(d.props(l)[athar.PredNarrator].IRI)
+		m := d.props(l)
+		p, ok := athar.ParseIRI(m[athar.PredNarrator].IRI)
 		if !ok {
 			return nil, fmt.Errorf("chain link %s names no narrator", l)
 		}
-		c.Chain = append(c.Chain, p)
+		route := 1
+		if t, ok := m[athar.PredRoute]; ok {
+			route = position(t)
+		}
+		switch {
+		case route == 1:
+			c.Chain = append(c.Chain, p)
+		case route >= 2:
+			for len(c.MoreRoutes) < route-1 {
+				c.MoreRoutes = append(c.MoreRoutes, nil)
+			}
+			c.MoreRoutes[route-2] = append(c.MoreRoutes[route-2], p)
+		default:
+			return nil, fmt.Errorf("chain link %s has route %d", l, route)
+		}
 	}
 	sortByPosition(gradings)
 	for _, g := range gradings {

@@ -29,6 +29,7 @@ type Header struct {
 	References  []ReferenceDef
 	Narrator    string
 	Chain       []string
+	Routes      [][]string // further chains, after Chain (the first route)
 	Language    string
 	Translation string
 	Text        string

@@ -72,6 +72,11 @@ func renameIDs(c *Checked, to map[athar.ID]athar.ID) []renameProblem {
 	for i := range c.Chain {
 		c.Chain[i] = mapID(c.Chain[i])
 	}
+	for _, r := range c.MoreRoutes {
+		for i := range r {
+			r[i] = mapID(r[i])
+		}
+	}
 	for i := range c.Gradings {
 		if c.Gradings[i].Grader != "" {
 			c.Gradings[i].Grader = mapID(c.Gradings[i].Grader)

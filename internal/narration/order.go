@@ -35,6 +35,11 @@ func Order(docs []*Document) []*Document {
 		for _, p := range d.Narration.Chain {
 			add(p)
 		}
+		for _, r := range d.Narration.Routes {
+			for _, p := range r {
+				add(p)
+			}
+		}
 		sort.Ints(deps[i])
 	}
 	state := make([]int, len(docs)) // 0 new, 1 visiting, 2 done

@@ -225,8 +225,11 @@ func (p *parser) header(n *yaml.Node, path string) {
 			mark("references")
 			p.list(n, fp, func(n *yaml.Node, rp string) { h.References = append(h.References, p.reference(n, rp)) })
 		},
-		"narrator":    func(n *yaml.Node, fp string) { h.Narrator = p.str(n, fp) },
-		"chain":       func(n *yaml.Node, fp string) { h.Chain = p.strList(n, fp) },
+		"narrator": func(n *yaml.Node, fp string) { h.Narrator = p.str(n, fp) },
+		"chain":    func(n *yaml.Node, fp string) { h.Chain = p.strList(n, fp) },
+		"routes": func(n *yaml.Node, fp string) {
+			p.list(n, fp, func(n *yaml.Node, rp string) { h.Routes = append(h.Routes, p.strList(n, rp)) })
+		},
 		"language":    func(n *yaml.Node, fp string) { h.Language = p.str(n, fp) },
 		"translation": func(n *yaml.Node, fp string) { h.Translation = p.str(n, fp) },
 	}) {

@@ -29,6 +29,7 @@ type Checked struct {
 	References  []athar.Reference
 	Narrator    athar.ID
 	Chain       []athar.ID
+	MoreRoutes  [][]athar.ID // further chains (the document's routes), after Chain
 	Entities    []CheckedEntity
 	Claims      []CheckedClaim
 	Gradings    []athar.Grading
@@ -234,6 +235,27 @@ func (v *validator) header() {
 	}
 	for i, p := range h.Chain {
 		v.c.Chain = append(v.c.Chain, v.personRef(p, fmt.Sprintf("narration.chain[%d]", i)))
+	}
+	if len(h.Routes) > 0 && len(h.Chain) == 0 {
+		v.fail("narration.routes", "routes are the chains after the first: give the first in chain")
+	}
+	seenRoute := map[string]string{strings.Join(h.Chain, " "): "narration.chain"}
+	for i, r := range h.Routes {
+		path := fmt.Sprintf("narration.routes[%d]", i)
+		if len(r) == 0 {
+			v.fail(path, "empty route: list its transmitters, nearest the compiler first")
+			continue
+		}
+		key := strings.Join(r, " ")
+		if prev, ok := seenRoute[key]; ok {
+			v.fail(path, "the same route as %s: routes lists only the chains after the first (chain), each once", prev)
+		}
+		seenRoute[key] = path
+		route := make([]athar.ID, 0, len(r))
+		for j, p := range r {
+			route = append(route, v.personRef(p, fmt.Sprintf("%s[%d]", path, j)))
+		}
+		v.c.MoreRoutes = append(v.c.MoreRoutes, route)
 	}
 }
 

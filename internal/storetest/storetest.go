@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"DefinedBy", testDefinedBy},
 		{"EntityIDs", testEntityIDs},
 		{"Narrations", testNarrations},
+		{"NarrationRoutes", testNarrationRoutes},
 		{"FindClaims", testFindClaims},
 		{"Claims", testClaims},
 		{"ClaimsAboutAgreesWithFindClaims", testClaimsAbout},
@@ -347,6 +348,50 @@ func testNarrations(t *testing.T, st athar.Store) {
 	}
 	if !reflect.DeepEqual(a, want) {
 		t.Fatalf("narration:a =\n%+v\nwant\n%+v", a, want)
+	}
+}
+
+// docRoutes gives three routes: its chain and two further ones.
+const docRoutes = `
+narration:
+  id: narration:r
+  title: Report R
+  references: [{collection: Test, number: "3"}]
+  narrator: person:umar
+  chain: [person:ibn-abbas, person:umar]
+  routes:
+    - [person:abu-bakr, person:ibn-abbas, person:umar]
+    - [person:abu-bakr, person:umar]
+  text: "Badr came before Uhud."
+claims:
+  - {subject: event:badr, predicate: precedes, object: event:uhud, evidence: "Badr came before Uhud"}
+`
+
+func testNarrationRoutes(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docRoutes)
+	ns, err := st.Narrations(context.Background(), []athar.ID{"narration:r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ns[0]
+	if !reflect.DeepEqual(r.Chain, []athar.ID{"person:ibn-abbas", "person:umar"}) {
+		t.Errorf("chain = %v, want the first route", r.Chain)
+	}
+	want := [][]athar.ID{{"person:abu-bakr", "person:ibn-abbas", "person:umar"}, {"person:abu-bakr", "person:umar"}}
+	if !reflect.DeepEqual(r.MoreRoutes, want) {
+		t.Errorf("further routes = %v, want %v", r.MoreRoutes, want)
+	}
+	cs, err := st.FindClaims(context.Background(), athar.ClaimFilter{Predicate: "transmits", Object: "narration:r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cs {
+		got = append(got, string(c.Subject))
+	}
+	sort.Strings(got)
+	if w := []string{"person:abu-bakr", "person:ibn-abbas", "person:umar"}; !reflect.DeepEqual(got, w) {
+		t.Errorf("transmitters = %v, want everyone in every route, once: %v", got, w)
 	}
 }
 
