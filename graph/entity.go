@@ -200,6 +200,24 @@ func (r *narrationResolver) Chain(ctx context.Context, obj *model.Narration) ([]
 	return r.persons(ctx, obj.N.Chain)
 }
 
+func (r *narrationResolver) Routes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error) {
+	chains := obj.N.Chains()
+	var all []athar.ID // one batch for every route
+	for _, c := range chains {
+		all = append(all, c...)
+	}
+	ps, err := r.persons(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]*model.Person, 0, len(chains))
+	for _, c := range chains {
+		out = append(out, ps[:len(c):len(c)])
+		ps = ps[len(c):]
+	}
+	return out, nil
+}
+
 func (r *narrationResolver) AttestedClaims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error) {
 	f := athar.ClaimFilter{Narration: obj.N.ID}
 	if predicate != nil && *predicate != "" {

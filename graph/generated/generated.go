@@ -282,6 +282,7 @@ type ComplexityRoot struct {
 		Parallels      func(childComplexity int, first *int) int
 		References     func(childComplexity int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
+		Routes         func(childComplexity int) int
 		Text           func(childComplexity int) int
 		Title          func(childComplexity int) int
 		Translation    func(childComplexity int) int
@@ -590,6 +591,7 @@ type NarrationResolver interface {
 
 	Narrator(ctx context.Context, obj *model.Narration) (*model.Person, error)
 	Chain(ctx context.Context, obj *model.Narration) ([]*model.Person, error)
+	Routes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error)
 	AttestedClaims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 
 	Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error)
@@ -2194,6 +2196,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Relations(childComplexity, args["predicate"].(*string), args["direction"].(*model.Direction), args["first"].(*int), args["after"].(*string)), true
+	case "Narration.routes":
+		if e.ComplexityRoot.Narration.Routes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.Routes(childComplexity), true
 	case "Narration.text":
 		if e.ComplexityRoot.Narration.Text == nil {
 			break
@@ -3807,8 +3815,14 @@ type Narration implements Entity {
   references: [Reference!]!
   "Who reports it (not necessarily an eyewitness)."
   narrator: Person
-  "The chain of transmission (isnad), nearest the compiler first."
+  "The chain of transmission (isnad), nearest the compiler first: the first of routes."
   chain: [Person!]!
+  """
+  Every chain of transmission the narration gives (a collector may join several with
+  "ح"), each nearest the compiler first: chain first, then the others in the document's
+  order. Empty when the narration records no chain.
+  """
+  routes: [[Person!]!]!
   "Every claim this narration attests."
   attestedClaims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   "Graders' verdicts on it, in the document's order; they may disagree, and all are kept."
@@ -3910,7 +3924,8 @@ Where the chains of several narrations converge: the common link (madar). Of the
 every narration's route (its chain, then its narrator when the chain does not end with
 them), the one nearest the compilers: the smallest greatest position over the routes (ties:
 the smallest sum of positions, then id). Where the routes agree on the order of the people
-they share, that is the shared person who comes first in every route.
+they share, that is the shared person who comes first in every route. A narration that
+gives several routes is read by its first (chain); its further routes are not considered.
 """
 type CommonLink {
   person: Person!
@@ -4816,6 +4831,8 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_narrator(ctx, field)
 	case "chain":
 		return ec.fieldContext_Narration_chain(ctx, field)
+	case "routes":
+		return ec.fieldContext_Narration_routes(ctx, field)
 	case "attestedClaims":
 		return ec.fieldContext_Narration_attestedClaims(ctx, field)
 	case "gradings":
@@ -14764,6 +14781,38 @@ func (ec *executionContext) fieldContext_Narration_chain(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Narration_routes(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_routes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Narration().Routes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]*model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚕᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_routes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Narration_attestedClaims(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22779,6 +22828,12 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_chain(ctx, field, obj)
 				})
+		case "routes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_routes(ctx, field, obj)
+				})
 		case "attestedClaims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -24824,6 +24879,22 @@ func (ec *executionContext) marshalNParallel2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 		return graphql.Null
 	}
 	return ec._Parallel(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPerson2ᚕᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx context.Context, sel ast.SelectionSet, v [][]*model.Person) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPerson2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNPerson2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Person) graphql.Marshaler {

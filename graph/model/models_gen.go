@@ -53,7 +53,8 @@ type ClaimEdge struct {
 // every narration's route (its chain, then its narrator when the chain does not end with
 // them), the one nearest the compilers: the smallest greatest position over the routes (ties:
 // the smallest sum of positions, then id). Where the routes agree on the order of the people
-// they share, that is the shared person who comes first in every route.
+// they share, that is the shared person who comes first in every route. A narration that
+// gives several routes is read by its first (chain); its further routes are not considered.
 type CommonLink struct {
 	Person *Person `json:"person"`
 	// The route every narration shares, from the common link to the source.
