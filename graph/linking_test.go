@@ -544,3 +544,41 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// TestNarrationRoutes: Muslim 1763 gives two routes; chain is the first, routes both, and
+// Hannad ibn al-Sari (only in the second) transmits it.
+func TestNarrationRoutes(t *testing.T) {
+	e := newEnv(t, options{})
+	var data struct {
+		Narration struct {
+			Chain  []struct{ ID string }
+			Routes [][]struct{ ID string }
+		}
+		Hannad struct{ Transmitted []struct{ ID string } }
+	}
+	e.query(t, `{
+		narration(id: "narration:muslim-1763") { chain { id } routes { id } }
+		hannad: entity(id: "person:hannad-ibn-al-sari") { ... on Person { transmitted { id } } }
+	}`, nil, &data)
+	ids := func(ps []struct{ ID string }) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.ID)
+		}
+		return out
+	}
+	n := data.Narration
+	if len(n.Routes) != 2 {
+		t.Fatalf("routes = %v, want 2", n.Routes)
+	}
+	if !reflect.DeepEqual(ids(n.Chain), ids(n.Routes[0])) {
+		t.Errorf("chain %v is not the first route %v", ids(n.Chain), ids(n.Routes[0]))
+	}
+	want := []string{"person:hannad-ibn-al-sari", "person:ibn-al-mubarak", "person:ikrimah-ibn-ammar", "person:abu-zumayl", "person:ibn-abbas", "person:umar-ibn-al-khattab"}
+	if got := ids(n.Routes[1]); !reflect.DeepEqual(got, want) {
+		t.Errorf("second route = %v, want %v", got, want)
+	}
+	if got := ids(data.Hannad.Transmitted); !reflect.DeepEqual(got, []string{"narration:muslim-1763"}) {
+		t.Errorf("Hannad transmitted %v, want Muslim 1763", got)
+	}
+}
