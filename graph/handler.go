@@ -175,5 +175,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, unavailable := withUnavailableFlag(ctx)
-	e.gql.ServeHTTP(&retryWriter{ResponseWriter: w, unavailable: unavailable}, r.WithContext(ctx))
+	cw := &codeWriter{ResponseWriter: &retryWriter{ResponseWriter: w, unavailable: unavailable}}
+	e.gql.ServeHTTP(cw, r.WithContext(ctx))
+	cw.finish()
 }

@@ -118,3 +118,78 @@ func (w *retryWriter) Write(b []byte) (int, error) {
 }
 
 func (w *retryWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// codeWriter gives every error of a refused answer (status 400 and above) an
+// extensions.code. gqlgen's transports write some answers themselves, without the error
+// presenter: a mutation sent with GET (406), variables or extensions in a GET's URL that do
+// not decode, a POST body that is not JSON (400). Those get INVALID_ARGUMENT; an answer
+// whose errors all have codes is sent as it was written.
+type codeWriter struct {
+	http.ResponseWriter
+	status int // 0 until a refusal's status is held back
+	body   bytes.Buffer
+}
+
+func (w *codeWriter) WriteHeader(status int) {
+	if status >= http.StatusBadRequest && w.status == 0 {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *codeWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.body.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// finish sends a held-back refusal, with the codes it lacked.
+func (w *codeWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	body := w.body.Bytes()
+	if coded, ok := withCodes(body); ok {
+		body = coded
+	}
+	w.ResponseWriter.WriteHeader(w.status)
+	_, _ = w.ResponseWriter.Write(body)
+}
+
+// withCodes returns body with INVALID_ARGUMENT added to every error lacking a code, and
+// whether it changed anything.
+func withCodes(body []byte) ([]byte, bool) {
+	var resp map[string]json.RawMessage
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, false
+	}
+	var errs []map[string]any
+	if err := json.Unmarshal(resp["errors"], &errs); err != nil {
+		return nil, false
+	}
+	changed := false
+	for _, e := range errs {
+		ext, _ := e["extensions"].(map[string]any)
+		if _, ok := ext["code"].(string); ok {
+			continue
+		}
+		if ext == nil {
+			ext = map[string]any{}
+		}
+		ext["code"] = string(athar.Invalid)
+		e["extensions"] = ext
+		changed = true
+	}
+	if !changed {
+		return nil, false
+	}
+	b, err := json.Marshal(errs)
+	if err != nil {
+		return nil, false
+	}
+	resp["errors"] = b
+	out, err := json.Marshal(resp)
+	return out, err == nil
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +78,10 @@ func TestMutationAuth(t *testing.T) {
 			case tt.wantStatus != 0:
 				if r.status != tt.wantStatus || len(r.Errors) == 0 {
 					t.Fatalf("status %d, errors %+v; want %d and an error", r.status, r.Errors, tt.wantStatus)
+				}
+				// gqlgen's GET transport refuses it itself, past the error presenter.
+				if r.code() != "INVALID_ARGUMENT" {
+					t.Fatalf("code = %q, want INVALID_ARGUMENT (%+v)", r.code(), r.Errors)
 				}
 			case tt.wantCode != "":
 				if r.code() != tt.wantCode {
@@ -335,3 +341,40 @@ fragment TypeRef on __Type {
   kind name
   ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
 }`
+
+// TestTransportErrorsCarryCodes: the answers gqlgen's transports write themselves carry a
+// code like every other error.
+func TestTransportErrorsCarryCodes(t *testing.T) {
+	e := newEnv(t, options{token: testToken})
+	for name, req := range map[string]func() (*http.Response, error){
+		"GET mutation without a token": func() (*http.Response, error) {
+			return http.Get(e.srv.URL + "?query=" + url.QueryEscape(`mutation { deleteNarration(id: "narration:x") }`))
+		},
+		"GET variables not JSON": func() (*http.Response, error) {
+			return http.Get(e.srv.URL + "?query=" + url.QueryEscape(`{ __typename }`) + "&variables=%7Bnot")
+		},
+		"POST body not JSON": func() (*http.Response, error) {
+			return http.Post(e.srv.URL, "application/json", strings.NewReader(`{not json`))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := req()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var r response
+			if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Errors) == 0 {
+				t.Fatalf("status %d, errors %+v; want a refusal", resp.StatusCode, r.Errors)
+			}
+			for _, e := range r.Errors {
+				if c, _ := e.Extensions["code"].(string); c == "" {
+					t.Errorf("status %d: error without a code: %+v", resp.StatusCode, e)
+				}
+			}
+		})
+	}
+}
