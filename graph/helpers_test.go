@@ -105,6 +105,8 @@ type response struct {
 	Data   json.RawMessage `json:"data"`
 	Errors []gqlError      `json:"errors"`
 	status int
+	// rawErrors are the errors exactly as sent: every field, in the server's order.
+	rawErrors json.RawMessage
 }
 
 type gqlError struct {
@@ -171,7 +173,13 @@ func (e *env) do(t *testing.T, req request) response {
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("status %d, body %s: %v", resp.StatusCode, raw, err)
 	}
-	out.status = resp.StatusCode
+	var raws struct {
+		Errors json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &raws); err != nil {
+		t.Fatal(err)
+	}
+	out.status, out.rawErrors = resp.StatusCode, raws.Errors
 	return out
 }
 

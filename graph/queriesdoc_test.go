@@ -52,7 +52,7 @@ func TestQueriesDoc(t *testing.T) {
 			delete(answer, "data")
 		}
 		if len(resp.Errors) > 0 {
-			answer["errors"] = resp.Errors
+			answer["errors"] = resp.rawErrors // as sent: locations, path and extensions
 		}
 		out, err := json.Marshal(answer)
 		if err != nil {
