@@ -44,8 +44,9 @@ var researchQueries = map[string]string{
 	"variants of counts": `{
 		members: variants(subject: "group:companions-at-badr", predicate: "memberCount") {
 			value attestationCount attestations { narration { id title } evidence start end }
+			variants { value attestations { narration { id } evidence } }
 		}
-		counts: claims(predicate: "memberCount") { nodes { subject { id name } value attestations { narration { id } evidence } variants(first: 5) { value attestationCount } } }
+		counts: claims(predicate: "memberCount") { nodes { subject { id name } value attestations { narration { id } evidence } } }
 	}`,
 	"common link and routes": `{
 		link: commonLink(narrations: ["narration:ahmad-208", "narration:muslim-1763", "narration:tirmidhi-3081", "narration:abudawud-2690"]) {

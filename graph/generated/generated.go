@@ -4178,7 +4178,7 @@ type Query {
   with its attestations: variants side by side, never overwritten. INVALID_ARGUMENT for a
   predicate that is not single-valued (use claims for those). At most first (0 to 1000).
   """
-  variants(subject: ID!, predicate: String!, first: Int = 100): [Claim!]!
+  variants(subject: ID!, predicate: String!, first: Int = 20): [Claim!]!
   """
   The common link of the narrations' chains (2 to 50 narrations; see CommonLink); null when
   their routes share no one. NOT_FOUND for an unknown narration, INVALID_ARGUMENT for one
