@@ -222,3 +222,27 @@ func TestStoppedIsNilUntilTheContextIsDone(t *testing.T) {
 		t.Error("only DEADLINE_EXCEEDED and CANCELLED are retryable")
 	}
 }
+
+func TestChooseName(t *testing.T) {
+	tests := []struct {
+		name        string
+		votes       map[string]int
+		aliases     []string
+		want        string
+		wantAliases []string
+	}{
+		{"most narrations win", map[string]int{"Abu Bakr": 3, "al-Siddiq": 1}, nil, "Abu Bakr", []string{"al-Siddiq"}},
+		{"a tie goes to the first in order", map[string]int{"Umar": 2, "'Umar": 2}, nil, "'Umar", []string{"Umar"}},
+		{"unnamed: the id's local part", nil, []string{"b", "a", "b"}, "abu-bakr", []string{"a", "b"}},
+		{"an alias equal to the name is dropped", map[string]int{"Hamzah": 1}, []string{"Hamzah", "Asad Allah"}, "Hamzah", []string{"Asad Allah"}},
+		{"no aliases: nil", map[string]int{"Hamzah": 1}, nil, "Hamzah", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, aliases := ChooseName("person:abu-bakr", tt.votes, tt.aliases)
+			if got != tt.want || !reflect.DeepEqual(aliases, tt.wantAliases) {
+				t.Errorf("ChooseName = %q, %q; want %q, %q", got, aliases, tt.want, tt.wantAliases)
+			}
+		})
+	}
+}

@@ -270,22 +270,11 @@ func (s *Store) entity(ctx context.Context, id athar.ID) (*athar.Entity, error) 
 	if len(former) > 0 {
 		e.FormerIDs = uniqueIDs(former)
 	}
-	best, bestVotes := "", -1
+	votes := make(map[string]int, len(nameVotes))
 	for name, labels := range nameVotes {
-		if len(labels) > bestVotes || len(labels) == bestVotes && name < best {
-			best, bestVotes = name, len(labels)
-		}
+		votes[name] = len(labels)
 	}
-	e.Name = best
-	if e.Name == "" {
-		e.Name = id.Local()
-	}
-	for name := range nameVotes {
-		if name != e.Name {
-			aliases = append(aliases, name)
-		}
-	}
-	e.Aliases = uniqueStrings(aliases, e.Name)
+	e.Name, e.Aliases = athar.ChooseName(id, votes, aliases)
 	e.Arabic = uniqueStrings(arabic, "")
 	return e, nil
 }

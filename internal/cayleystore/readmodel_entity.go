@@ -168,22 +168,7 @@ func rmEntity(ctx context.Context, tx manifestTx, id athar.ID) (*athar.Entity, e
 	if len(former) > 0 {
 		e.FormerIDs = uniqueIDs(former)
 	}
-	best, bestVotes := "", -1
-	for name, n := range votes {
-		if n > bestVotes || n == bestVotes && name < best {
-			best, bestVotes = name, n
-		}
-	}
-	e.Name = best
-	if e.Name == "" {
-		e.Name = id.Local()
-	}
-	for name := range votes {
-		if name != e.Name {
-			aliases = append(aliases, name)
-		}
-	}
-	e.Aliases = uniqueStrings(aliases, e.Name)
+	e.Name, e.Aliases = athar.ChooseName(id, votes, aliases)
 	e.Arabic = uniqueStrings(arabic, "")
 	return e, nil
 }
