@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -47,24 +48,7 @@ func FuzzVariables(f *testing.F) {
 			return
 		}
 		body, _ := json.Marshal(map[string]any{"query": query, "variables": json.RawMessage(vars)})
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		h.ServeHTTP(rec, req)
-		var resp struct {
-			Errors []struct {
-				Message    string         `json:"message"`
-				Extensions map[string]any `json:"extensions"`
-			} `json:"errors"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-			t.Fatalf("status %d, body is not JSON: %q", rec.Code, rec.Body.String())
-		}
-		for _, e := range resp.Errors {
-			if e.Extensions["code"] == "INTERNAL" {
-				t.Fatalf("variables %s gave an INTERNAL error: %s", vars, e.Message)
-			}
-		}
+		fuzzPost(t, h, body, "variables "+string(vars))
 	})
 }
 
@@ -130,29 +114,37 @@ func FuzzDocument(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, query string) {
 		body, _ := json.Marshal(map[string]any{"query": query})
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		h.ServeHTTP(rec, req)
-		var resp struct {
-			Data   json.RawMessage `json:"data"`
-			Errors []struct {
-				Message    string         `json:"message"`
-				Extensions map[string]any `json:"extensions"`
-			} `json:"errors"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-			t.Fatalf("status %d, body is not JSON: %q", rec.Code, rec.Body.String())
-		}
-		for _, e := range resp.Errors {
-			if e.Extensions["code"] == "INTERNAL" {
-				t.Fatalf("%q gave an INTERNAL error: %s", query, e.Message)
-			}
-		}
-		if n := expandedAtLeast(query, maxFields+1); n > maxFields && len(resp.Data) > 0 && string(resp.Data) != "null" {
-			t.Fatalf("%q has more than %d fields expanded, yet was run: %s", query, maxFields, resp.Data)
+		data := fuzzPost(t, h, body, fmt.Sprintf("%q", query))
+		if n := expandedAtLeast(query, maxFields+1); n > maxFields && len(data) > 0 && string(data) != "null" {
+			t.Fatalf("%q has more than %d fields expanded, yet was run: %s", query, maxFields, data)
 		}
 	})
+}
+
+// fuzzPost sends body to h and fails the test if the answer is not JSON or carries an
+// INTERNAL error (what names the input in the message); it returns the answer's data.
+func fuzzPost(t *testing.T, h http.Handler, body []byte, what string) json.RawMessage {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(rec, req)
+	var resp struct {
+		Data   json.RawMessage `json:"data"`
+		Errors []struct {
+			Message    string         `json:"message"`
+			Extensions map[string]any `json:"extensions"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatalf("%s: status %d, body is not JSON: %q", what, rec.Code, rec.Body.String())
+	}
+	for _, e := range resp.Errors {
+		if e.Extensions["code"] == "INTERNAL" {
+			t.Fatalf("%s gave an INTERNAL error: %s", what, e.Message)
+		}
+	}
+	return resp.Data
 }
 
 // expandedAtLeast counts the fields of query's operations and fragments with every spread
