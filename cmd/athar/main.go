@@ -95,6 +95,7 @@ func commands() []command {
 		{"bench", "measure Athar against raw Cayley and write docs/BENCHMARKS.md", cmdBench},
 		{"merge", "make two ids one entity: KEEP takes over everything said of REMOVE", cmdMerge},
 		{"verses", "import the Qur'an's verse texts and translation (verses import FILE)", cmdVerses},
+		{"corpus", "import the canonical hadith collections (corpus import FILE...: hadith-api editions)", cmdCorpus},
 	}
 }
 

@@ -88,6 +88,39 @@ type Narration struct {
 	// nearest the compiler first, in the document's order; Chain is the first route.
 	MoreRoutes [][]ID
 	Gradings   []Grading
+	// Texts are every text of the narration with where it comes from: the document's
+	// (Text, when it has one) first, then a corpus record's, one per edition. When no
+	// document gives a text, Text and Language are the record's English text (else its
+	// first). Texts that differ are kept apart, each with its own offsets.
+	Texts []NarrationText
+	// Chapter is the collection's section the corpus record puts it in; empty when none.
+	Chapter ID
+	// Corpus is the key of the corpus record the narration carries (bukhari-3953); empty
+	// when none.
+	Corpus string
+}
+
+// NarrationText is one text of a narration.
+type NarrationText struct {
+	Language string
+	Edition  string // the edition or translation it was read from: eng-bukhari
+	Text     string
+	Source   string // TextFromDocument or TextFromCorpus
+}
+
+// Where a narration's text comes from.
+const (
+	TextFromDocument = "document"
+	TextFromCorpus   = "corpus"
+)
+
+// Chapter is a section (book, kitab) of a canonical collection.
+type Chapter struct {
+	ID         ID
+	Collection string // as references name it: Sahih al-Bukhari
+	Number     int
+	Name       string // in English
+	Arabic     string
 }
 
 // Edge is a plain triple between two entities, as neighbourhood and path queries see it,

@@ -77,6 +77,14 @@ const (
 	PredVerseText        = VocabBase + "verseText"        // verse -> string@ar: the Arabic text
 	PredVerseTranslation = VocabBase + "verseTranslation" // verse -> string@en: a translation
 	PredTranslator       = VocabBase + "translator"       // text source -> string
+
+	// The canonical collections (internal/hadith, docs/corpus.md): a corpus record gives
+	// its narration texts (one per edition), a chapter and the record it comes from.
+	ClassText        = VocabBase + "Text"
+	ClassChapter     = VocabBase + "Chapter"
+	PredHasText      = VocabBase + "hasText"      // narration -> text node (text, language, edition, position)
+	PredChapter      = VocabBase + "chapter"      // narration -> chapter (collection, number, names)
+	PredCorpusRecord = VocabBase + "corpusRecord" // narration -> the corpus record's label IRI
 )
 
 // QuranGraph is the reserved label of the Qur'an's texts: the Arabic text and translation
@@ -85,6 +93,16 @@ const (
 // narration: no narration asserts these texts, importing or deleting narrations never
 // touches them, and Store.Mentions never lists it.
 const QuranGraph ID = "graph:quran"
+
+// CorpusPrefix is the id prefix of a corpus record's label (corpus:bukhari-3953, IRI
+// https://w3id.org/athar/corpus/bukhari-3953): a hadith of a canonical collection is
+// its own changeset, apart from any narration document about the same narration
+// (internal/hadith, docs/corpus.md). It is not a narration's label: Mentions never
+// lists it; the narration it is about is the subject of its PredCorpusRecord quad.
+const CorpusPrefix = "corpus"
+
+// IsCorpusLabel reports whether label (an IRI) is a corpus record's.
+func IsCorpusLabel(label string) bool { return strings.HasPrefix(label, Base+CorpusPrefix+"/") }
 
 // IsReservedGraph reports whether label is the IRI of a reserved graph (not a narration).
 func IsReservedGraph(label string) bool { return label == QuranGraph.IRI() }
@@ -232,6 +250,7 @@ var structural = map[string]bool{
 	PredGrading: true, PredGrader: true, PredGraderName: true, PredVerdict: true, PredGrade: true,
 	PredScope: true, PredPart: true, PredStatedIn: true, PredFormerID: true,
 	PredVerseText: true, PredVerseTranslation: true, PredTranslator: true,
+	PredHasText: true, PredChapter: true, PredCorpusRecord: true,
 }
 
 // IsStructural reports whether the predicate IRI belongs to the structural vocabulary (claim,

@@ -23,6 +23,11 @@ type Store interface {
 	// QuadsAbout returns every quad whose subject is one of the ids, sorted by Quad.Key.
 	QuadsAbout(ctx context.Context, subjects []ID) ([]Quad, error)
 
+	// QuadsTo returns every quad, under any label, with the predicate (an IRI) and the
+	// object, sorted by Quad.Key: the narrations in a chapter, the documents recording a
+	// reference number. It reads those quads only (the store's object index).
+	QuadsTo(ctx context.Context, predicate string, object Term) ([]Quad, error)
+
 	// Quads calls fn for every quad in the graph, sorted by label and then by Quad.Key.
 	// Iteration stops at the first error fn returns, which Quads returns.
 	Quads(ctx context.Context, fn func(Quad) error) error

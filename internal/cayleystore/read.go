@@ -82,6 +82,24 @@ func (s *Store) QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Qu
 	return out, nil
 }
 
+// QuadsTo implements athar.Store.
+func (s *Store) QuadsTo(ctx context.Context, predicate string, object athar.Term) ([]athar.Quad, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	qs, err := s.withPredicate(ctx, quad.Object, toValue(object), predicate)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]athar.Quad, 0, len(qs))
+	for _, q := range qs {
+		out = append(out, fromQuad(q))
+	}
+	athar.SortQuads(out)
+	return out, athar.Stopped(ctx, "quads to "+object.Key())
+}
+
 // Quads implements athar.Store.
 func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 	if err := s.rlockFor(ctx); err != nil {
@@ -463,9 +481,12 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		pos  int
 		node string
 	}
-	var refs, links, gradings []positioned
+	var refs, links, gradings, texts []positioned
+	var corpusTitle string
 	for _, q := range qs {
-		if iriOf(q.Label) != iri {
+		label := iriOf(q.Label)
+		corpus := athar.IsCorpusLabel(label)
+		if label != iri && !corpus {
 			continue // claims other narrations make about this one
 		}
 		obj := fromValue(q.Object)
@@ -473,7 +494,11 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		case athar.RDFType:
 			found = found || obj.IRI == athar.TypeNarration.IRI()
 		case athar.RDFSLabel:
-			n.Title = obj.Literal
+			if corpus {
+				corpusTitle = obj.Literal
+			} else {
+				n.Title = obj.Literal
+			}
 		case athar.PredText:
 			n.Text = obj.Literal
 		case athar.PredLanguage:
@@ -486,10 +511,31 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 			links = append(links, positioned{node: obj.IRI})
 		case athar.PredGrading:
 			gradings = append(gradings, positioned{node: obj.IRI})
+		case athar.PredHasText:
+			texts = append(texts, positioned{node: obj.IRI})
+		case athar.PredChapter:
+			if c, ok := athar.ParseIRI(obj.IRI); ok {
+				n.Chapter = c
+			}
+		case athar.PredCorpusRecord:
+			if k, ok := strings.CutPrefix(obj.IRI, athar.Base+athar.CorpusPrefix+"/"); ok {
+				n.Corpus = k
+			}
 		}
 	}
 	if !found {
 		return nil, nil
+	}
+	if n.Title == "" {
+		n.Title = corpusTitle
+	}
+	// A document's references, texts and gradings come before a corpus record's; each
+	// in its own order.
+	fromCorpus := func(node string) int {
+		if strings.HasPrefix(node, athar.Base+athar.CorpusPrefix+"/") {
+			return 1
+		}
+		return 0
 	}
 	props := func(node string) (map[string]athar.Term, error) {
 		qs, err := s.out(ctx, node)
@@ -513,6 +559,7 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 			return nil, err
 		}
 		pos, _ := strconv.Atoi(m[athar.PredPosition].Literal)
+		pos += fromCorpus(r.node) << 20
 		rs = append(rs, ref{pos, athar.Reference{
 			Collection: m[athar.PredCollection].Literal,
 			Edition:    m[athar.PredEdition].Literal,
@@ -576,6 +623,7 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 			Note:       m[athar.RDFSComment].Literal,
 		}
 		gr.Position, _ = strconv.Atoi(m[athar.PredPosition].Literal)
+		gr.Position += fromCorpus(g.node) << 20
 		if p, ok := athar.ParseIRI(m[athar.PredGrader].IRI); ok {
 			gr.Grader = p
 		}
@@ -592,6 +640,39 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		n.Gradings = append(n.Gradings, gr)
 	}
 	sort.Slice(n.Gradings, func(i, j int) bool { return n.Gradings[i].Position < n.Gradings[j].Position })
+	for i := range n.Gradings { // positions count within the document, and within the record
+		n.Gradings[i].Position &= 1<<20 - 1
+	}
+	if n.Text != "" {
+		n.Texts = append(n.Texts, athar.NarrationText{Language: n.Language, Edition: n.Translation, Text: n.Text, Source: athar.TextFromDocument})
+	}
+	type text struct {
+		pos int
+		t   athar.NarrationText
+	}
+	var ts []text
+	for _, t := range texts {
+		m, err := props(t.node)
+		if err != nil {
+			return nil, err
+		}
+		pos, _ := strconv.Atoi(m[athar.PredPosition].Literal)
+		ts = append(ts, text{pos, athar.NarrationText{Language: m[athar.PredLanguage].Literal, Edition: m[athar.PredEdition].Literal, Text: m[athar.PredText].Literal, Source: athar.TextFromCorpus}})
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].pos < ts[j].pos })
+	for _, t := range ts {
+		n.Texts = append(n.Texts, t.t)
+	}
+	if n.Text == "" && len(ts) > 0 {
+		pick := ts[0].t
+		for _, t := range ts {
+			if t.t.Language == "en" {
+				pick = t.t
+				break
+			}
+		}
+		n.Text, n.Language = pick.Text, pick.Language
+	}
 	ins, err := s.withPredicate(ctx, quad.Object, quad.IRI(iri), athar.VocabBase+"narrates")
 	if err != nil {
 		return nil, err

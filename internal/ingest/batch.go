@@ -113,9 +113,15 @@ func (im *Local) ImportMany(ctx context.Context, docs []Doc) []BatchResult {
 					res.EntitiesAdded++
 				}
 			}
+			rebind, err := im.rebindCorpus(ctx, c.ID, nil, c.References)
+			if err != nil {
+				out[i].Err = fmt.Errorf("import %s: %w", c.ID, err)
+				continue
+			}
 			overlay.Define(c.ID, want)
 			out[i].Result = res
 			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
+			css = append(css, rebind...)
 			members = append(members, i)
 			if pending += len(want); pending >= batchQuads {
 				flush()

@@ -14,6 +14,7 @@ import (
 	"context"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/hadith"
 	"github.com/athar-hadith/athar/internal/narration"
 )
 
@@ -33,6 +34,9 @@ type Writer interface {
 	// Restore replaces each narration's (and reserved graph's) quads with the given ones;
 	// with replace, the graph becomes exactly quads.
 	Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error)
+	// ImportHadiths stores records of the canonical collections, each its own changeset
+	// (docs/corpus.md); unchanged records are not written.
+	ImportHadiths(ctx context.Context, recs []hadith.Record) []HadithResult
 	// ImportVerseTexts replaces the verse texts under athar.QuranGraph.
 	ImportVerseTexts(ctx context.Context, texts []athar.VerseText, src athar.TextSource) (VerseResult, error)
 }

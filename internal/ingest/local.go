@@ -98,6 +98,12 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 	if cs.Empty() {
 		return res, nil
 	}
+	// A corpus record the document sits on (or no longer does) moves to the narration it
+	// is now about, in the same transaction (docs/corpus.md).
+	rebind, err := im.rebindCorpus(ctx, c.ID, refsFromQuads(have), c.References)
+	if err != nil {
+		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
+	}
 	// No op: the callers name the import (a batch its document, a mutation its path).
 	if err := im.checkDependents(ctx, "", c.ID, have, want); err != nil {
 		return Result{}, err
@@ -113,10 +119,11 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 			res.EntitiesAdded++
 		}
 	}
-	if err := im.store.Apply(ctx, cs); err != nil {
+	css := append([]athar.Changeset{cs}, rebind...)
+	if err := im.store.Apply(ctx, css...); err != nil {
 		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
 	}
-	im.notify(ctx, cs)
+	im.notify(ctx, css...)
 	return res, nil
 }
 
@@ -140,11 +147,15 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 	if err := im.checkDependents(ctx, "delete "+string(id), id, have, nil); err != nil {
 		return err
 	}
-	cs := athar.Diff(id, have, nil)
-	if err := im.store.Apply(ctx, cs); err != nil {
+	rebind, err := im.rebindCorpus(ctx, id, refsFromQuads(have), nil)
+	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	im.notify(ctx, cs)
+	css := append([]athar.Changeset{athar.Diff(id, have, nil)}, rebind...)
+	if err := im.store.Apply(ctx, css...); err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	im.notify(ctx, css...)
 	return nil
 }
 

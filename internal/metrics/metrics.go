@@ -128,6 +128,11 @@ func (s *store) DefinedBy(ctx context.Context, ids []athar.ID) (m map[athar.ID][
 	return s.st.DefinedBy(ctx, ids)
 }
 
+func (s *store) QuadsTo(ctx context.Context, predicate string, object athar.Term) (qs []athar.Quad, err error) {
+	defer s.m.track("quads_to")(&err)
+	return s.st.QuadsTo(ctx, predicate, object)
+}
+
 func (s *store) MergedInto(ctx context.Context, ids []athar.ID) (m map[athar.ID]athar.ID, err error) {
 	defer s.m.track("merged_into")(&err)
 	return s.st.MergedInto(ctx, ids)

@@ -59,6 +59,18 @@ func (r *Replica) run(ctx context.Context, e Entry) (applied, error) {
 			break
 		}
 		a.verses, a.err = r.im.ImportVerseTexts(ctx, args.Texts, args.Source)
+	case KindCorpus:
+		var args CorpusArgs
+		if err := json.Unmarshal(e.Args, &args); err != nil {
+			a.err = athar.E("import corpus", athar.Invalid, err, "bad arguments")
+			break
+		}
+		a.hadiths = r.im.ImportHadiths(ctx, args.Records)
+		for _, h := range a.hadiths {
+			if h.Err != nil && athar.ErrorCode(h.Err) == athar.Internal {
+				return a, h.Err // the local store failed: not the entry's outcome
+			}
+		}
 	default:
 		return a, fmt.Errorf("a %q change: %w", e.Kind, errUnknownKind)
 	}

@@ -80,7 +80,9 @@ type applied struct {
 	ids    []athar.ID
 	merge  ingest.MergeResult
 	verses ingest.VerseResult
-	err    error
+	// hadiths: a corpus entry's results, one per record, in order
+	hadiths []ingest.HadithResult
+	err     error
 }
 
 // pending is an applied entry whose outcome is to be recorded in the log.
