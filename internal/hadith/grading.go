@@ -76,7 +76,7 @@ func Normalise(verdict string) (athar.Grade, athar.GradingScope) {
 	case has["hasan"] && has["sahih"]:
 		// "Hasan Sahih" is al-Tirmidhi's (and al-Albani's) combined verdict; "Isnaad
 		// Hasan, Sahih Muslim" grades the chain hasan and cites Muslim for the text.
-		if i, j := index(words, "hasan"), index(words, "sahih"); i < j && j == i+1 {
+		if strings.Contains(strings.Join(strings.Fields(v), " "), "hasan sahih") {
 			return athar.GradeHasanSahih, scope
 		}
 		return athar.GradeHasan, scope
@@ -86,13 +86,4 @@ func Normalise(verdict string) (athar.Grade, athar.GradingScope) {
 		return athar.GradeHasan, scope
 	}
 	return "", scope
-}
-
-func index(ws []string, w string) int {
-	for i, x := range ws {
-		if x == w {
-			return i
-		}
-	}
-	return -1
 }
