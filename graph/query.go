@@ -85,7 +85,16 @@ func (r *queryResolver) Narration(ctx context.Context, id string) (*model.Narrat
 	if err != nil {
 		return nil, err
 	}
-	return r.narration(ctx, nid)
+	n, err := r.narration(ctx, nid)
+	if err != nil || n != nil {
+		return n, err
+	}
+	// A corpus record's own id, when a document's narration carries the record.
+	if on, err := r.corpusNarration(ctx, nid); err != nil || on == "" {
+		return nil, err
+	} else {
+		return r.narration(ctx, on)
+	}
 }
 
 func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, narrationID *string, minAttestations, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error) {

@@ -29,6 +29,7 @@ type reader interface {
 	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
 	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
 	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
+	QuadsTo(ctx context.Context, predicate string, object athar.Term) ([]athar.Quad, error)
 }
 
 // writer is the write path the mutations use; *ingest.Local satisfies it.

@@ -29,6 +29,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Attestation() AttestationResolver
+	Chapter() ChapterResolver
 	Claim() ClaimResolver
 	Concept() ConceptResolver
 	Edge() EdgeResolver
@@ -61,6 +62,15 @@ type ComplexityRoot struct {
 		Branch    func(childComplexity int) int
 		Narration func(childComplexity int) int
 		Position  func(childComplexity int) int
+	}
+
+	Chapter struct {
+		Arabic     func(childComplexity int) int
+		Collection func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Name       func(childComplexity int) int
+		Narrations func(childComplexity int, first *int, after *string) int
+		Number     func(childComplexity int) int
 	}
 
 	Chronology struct {
@@ -267,7 +277,9 @@ type ComplexityRoot struct {
 		Arabic         func(childComplexity int) int
 		AttestedClaims func(childComplexity int, predicate *string, first *int, after *string) int
 		Chain          func(childComplexity int) int
+		Chapter        func(childComplexity int) int
 		Claims         func(childComplexity int, predicate *string, first *int, after *string) int
+		CorpusRecord   func(childComplexity int) int
 		Description    func(childComplexity int) int
 		FormerIds      func(childComplexity int) int
 		Gradings       func(childComplexity int) int
@@ -284,10 +296,29 @@ type ComplexityRoot struct {
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		Routes         func(childComplexity int) int
 		Text           func(childComplexity int) int
+		Texts          func(childComplexity int) int
 		Title          func(childComplexity int) int
 		Translation    func(childComplexity int) int
 		Transmitters   func(childComplexity int, first *int, after *string) int
 		Type           func(childComplexity int) int
+	}
+
+	NarrationConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	NarrationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	NarrationText struct {
+		Edition  func(childComplexity int) int
+		Language func(childComplexity int) int
+		Source   func(childComplexity int) int
+		Text     func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -386,6 +417,7 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
+		Chapter       func(childComplexity int, id string) int
 		Chronology    func(childComplexity int, first *int) int
 		Claim         func(childComplexity int, id string) int
 		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) int
@@ -484,6 +516,9 @@ type ComplexityRoot struct {
 
 type AttestationResolver interface {
 	Narration(ctx context.Context, obj *model.Attestation) (*model.Narration, error)
+}
+type ChapterResolver interface {
+	Narrations(ctx context.Context, obj *model.Chapter, first *int, after *string) (*model.NarrationConnection, error)
 }
 type ClaimResolver interface {
 	Subject(ctx context.Context, obj *model.Claim) (model.Entity, error)
@@ -595,6 +630,9 @@ type NarrationResolver interface {
 	AttestedClaims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 
 	Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error)
+
+	Chapter(ctx context.Context, obj *model.Narration) (*model.Chapter, error)
+
 	Mentions(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
 	NarratedBy(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
 	Transmitters(ctx context.Context, obj *model.Narration, first *int, after *string) (*model.RelationConnection, error)
@@ -659,6 +697,7 @@ type QueryResolver interface {
 	Search(ctx context.Context, text string, first *int) ([]model.Entity, error)
 	Verse(ctx context.Context, ref string) (*model.Verse, error)
 	Narration(ctx context.Context, id string) (*model.Narration, error)
+	Chapter(ctx context.Context, id string) (*model.Chapter, error)
 	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error)
 	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
@@ -764,6 +803,48 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChainPosition.Position(childComplexity), true
+
+	case "Chapter.arabic":
+		if e.ComplexityRoot.Chapter.Arabic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chapter.Arabic(childComplexity), true
+	case "Chapter.collection":
+		if e.ComplexityRoot.Chapter.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chapter.Collection(childComplexity), true
+	case "Chapter.id":
+		if e.ComplexityRoot.Chapter.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chapter.ID(childComplexity), true
+	case "Chapter.name":
+		if e.ComplexityRoot.Chapter.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chapter.Name(childComplexity), true
+	case "Chapter.narrations":
+		if e.ComplexityRoot.Chapter.Narrations == nil {
+			break
+		}
+
+		args, err := ec.field_Chapter_narrations_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Chapter.Narrations(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Chapter.number":
+		if e.ComplexityRoot.Chapter.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chapter.Number(childComplexity), true
 
 	case "Chronology.placed":
 		if e.ComplexityRoot.Chronology.Placed == nil {
@@ -2076,6 +2157,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Chain(childComplexity), true
+	case "Narration.chapter":
+		if e.ComplexityRoot.Narration.Chapter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.Chapter(childComplexity), true
 	case "Narration.claims":
 		if e.ComplexityRoot.Narration.Claims == nil {
 			break
@@ -2087,6 +2174,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Claims(childComplexity, args["predicate"].(*string), args["first"].(*int), args["after"].(*string)), true
+	case "Narration.corpusRecord":
+		if e.ComplexityRoot.Narration.CorpusRecord == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.CorpusRecord(childComplexity), true
 	case "Narration.description":
 		if e.ComplexityRoot.Narration.Description == nil {
 			break
@@ -2208,6 +2301,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Text(childComplexity), true
+	case "Narration.texts":
+		if e.ComplexityRoot.Narration.Texts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.Texts(childComplexity), true
 	case "Narration.title":
 		if e.ComplexityRoot.Narration.Title == nil {
 			break
@@ -2237,6 +2336,63 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Type(childComplexity), true
+
+	case "NarrationConnection.edges":
+		if e.ComplexityRoot.NarrationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationConnection.Edges(childComplexity), true
+	case "NarrationConnection.pageInfo":
+		if e.ComplexityRoot.NarrationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationConnection.PageInfo(childComplexity), true
+	case "NarrationConnection.totalCount":
+		if e.ComplexityRoot.NarrationConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationConnection.TotalCount(childComplexity), true
+
+	case "NarrationEdge.cursor":
+		if e.ComplexityRoot.NarrationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationEdge.Cursor(childComplexity), true
+	case "NarrationEdge.node":
+		if e.ComplexityRoot.NarrationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationEdge.Node(childComplexity), true
+
+	case "NarrationText.edition":
+		if e.ComplexityRoot.NarrationText.Edition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationText.Edition(childComplexity), true
+	case "NarrationText.language":
+		if e.ComplexityRoot.NarrationText.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationText.Language(childComplexity), true
+	case "NarrationText.source":
+		if e.ComplexityRoot.NarrationText.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationText.Source(childComplexity), true
+	case "NarrationText.text":
+		if e.ComplexityRoot.NarrationText.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NarrationText.Text(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2968,6 +3124,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Predicate.Symmetric(childComplexity), true
 
+	case "Query.chapter":
+		if e.ComplexityRoot.Query.Chapter == nil {
+			break
+		}
+
+		args, err := ec.field_Query_chapter_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Chapter(childComplexity, args["id"].(string)), true
 	case "Query.chronology":
 		if e.ComplexityRoot.Query.Chronology == nil {
 			break
@@ -3835,6 +4002,64 @@ type Narration implements Entity {
   (1 to 100).
   """
   parallels(first: Int = 20): [Parallel!]!
+  """
+  Every text of the narration with where it comes from: the document's first (the one
+  text and offsets index), then a corpus record's, one per edition (English and Arabic;
+  docs/corpus.md). Texts that differ are kept apart, never merged.
+  """
+  texts: [NarrationText!]!
+  "The chapter (book) of its collection the corpus record puts it in; null when none."
+  chapter: Chapter
+  "The key of the corpus record it carries (e.g. bukhari-3953); null when none."
+  corpusRecord: String
+}
+
+"One text of a narration."
+type NarrationText {
+  "BCP 47 language tag, e.g. en, ar."
+  language: String!
+  "The edition or translation it was read from, e.g. eng-bukhari."
+  edition: String
+  text: String!
+  "DOCUMENT: the narration document's (offsets index it); CORPUS: a corpus record's."
+  source: TextSource!
+}
+
+enum TextSource {
+  DOCUMENT
+  CORPUS
+}
+
+"""
+A section (book, kitab) of a canonical collection, as the corpus import names it: id
+chapter:{collection}-{number}, e.g. chapter:bukhari-64.
+"""
+type Chapter {
+  id: ID!
+  "The collection, as references name it: Sahih al-Bukhari."
+  collection: String!
+  "The section's number in the collection."
+  number: Int!
+  "Its name in English; null when the editions give none."
+  name: String
+  "Its name in Arabic; null when the editions give none."
+  arabic: String
+  """
+  The narrations in it -- any one's siblings -- by hadith number: first (0 to 100) after the
+  cursor of the previous page.
+  """
+  narrations(first: Int = 50, after: String): NarrationConnection!
+}
+
+type NarrationConnection {
+  edges: [NarrationEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type NarrationEdge {
+  cursor: String!
+  node: Narration!
 }
 
 "Another narration sharing claims with a narration, or differing from it on one."
@@ -4128,7 +4353,13 @@ type Query {
   search(text: String!, first: Int = 20): [Entity!]!
   "A verse by reference, e.g. 8:67; INVALID_ARGUMENT for a verse that does not exist."
   verse(ref: String!): Verse
+  """
+  A narration by id. A corpus narration's own id (narration:muslim-4588) also finds it when a
+  document sits on it under another id (narration:muslim-1763).
+  """
   narration(id: ID!): Narration
+  "A chapter of a canonical collection, e.g. chapter:bukhari-64; null when the graph has none."
+  chapter(id: ID!): Chapter
   """
   Claims matching every filter given; minAttestations counts distinct narrations, minRoutes
   independent routes (Claim.routeCount).
@@ -4527,6 +4758,24 @@ func (ec *executionContext) childFields_ChainPosition(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ChainPosition", field.Name)
 }
 
+func (ec *executionContext) childFields_Chapter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Chapter_id(ctx, field)
+	case "collection":
+		return ec.fieldContext_Chapter_collection(ctx, field)
+	case "number":
+		return ec.fieldContext_Chapter_number(ctx, field)
+	case "name":
+		return ec.fieldContext_Chapter_name(ctx, field)
+	case "arabic":
+		return ec.fieldContext_Chapter_arabic(ctx, field)
+	case "narrations":
+		return ec.fieldContext_Chapter_narrations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Chapter", field.Name)
+}
+
 func (ec *executionContext) childFields_Chronology(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "placed":
@@ -4839,6 +5088,12 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_gradings(ctx, field)
 	case "parallels":
 		return ec.fieldContext_Narration_parallels(ctx, field)
+	case "texts":
+		return ec.fieldContext_Narration_texts(ctx, field)
+	case "chapter":
+		return ec.fieldContext_Narration_chapter(ctx, field)
+	case "corpusRecord":
+		return ec.fieldContext_Narration_corpusRecord(ctx, field)
 	case "mentions":
 		return ec.fieldContext_Narration_mentions(ctx, field)
 	case "narratedBy":
@@ -4847,6 +5102,42 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_transmitters(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Narration", field.Name)
+}
+
+func (ec *executionContext) childFields_NarrationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_NarrationConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NarrationConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_NarrationConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NarrationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NarrationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_NarrationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_NarrationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NarrationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_NarrationText(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "language":
+		return ec.fieldContext_NarrationText_language(ctx, field)
+	case "edition":
+		return ec.fieldContext_NarrationText_edition(ctx, field)
+	case "text":
+		return ec.fieldContext_NarrationText_text(ctx, field)
+	case "source":
+		return ec.fieldContext_NarrationText_source(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NarrationText", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5266,6 +5557,28 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Chapter_narrations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
 
 func (ec *executionContext) field_Claim_attestations_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -8167,6 +8480,20 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_chapter_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_chronology_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9081,6 +9408,165 @@ func (ec *executionContext) fieldContext_ChainPosition_branch(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Person(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Chapter_id(ctx context.Context, field graphql.CollectedField, obj *model.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chapter_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chapter_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chapter", field, true, false, "ID")
+}
+
+func (ec *executionContext) _Chapter_collection(ctx context.Context, field graphql.CollectedField, obj *model.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chapter_collection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collection(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chapter_collection(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chapter", field, true, false, "String")
+}
+
+func (ec *executionContext) _Chapter_number(ctx context.Context, field graphql.CollectedField, obj *model.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chapter_number(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Number(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chapter_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chapter", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Chapter_name(ctx context.Context, field graphql.CollectedField, obj *model.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chapter_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Chapter_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chapter", field, true, false, "String")
+}
+
+func (ec *executionContext) _Chapter_arabic(ctx context.Context, field graphql.CollectedField, obj *model.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chapter_arabic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Arabic(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Chapter_arabic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chapter", field, true, false, "String")
+}
+
+func (ec *executionContext) _Chapter_narrations(ctx context.Context, field graphql.CollectedField, obj *model.Chapter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chapter_narrations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Chapter().Narrations(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.NarrationConnection) graphql.Marshaler {
+			return ec.marshalNNarrationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chapter_narrations(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Chapter",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NarrationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Chapter_narrations_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -14933,6 +15419,93 @@ func (ec *executionContext) fieldContext_Narration_parallels(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Narration_texts(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_texts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Texts(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NarrationText) graphql.Marshaler {
+			return ec.marshalNNarrationText2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationTextᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_texts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NarrationText(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Narration_chapter(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_chapter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Narration().Chapter(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Chapter) graphql.Marshaler {
+			return ec.marshalOChapter2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChapter(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_chapter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Chapter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Narration_corpusRecord(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_corpusRecord(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CorpusRecord(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_corpusRecord(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Narration", field, true, false, "String")
+}
+
 func (ec *executionContext) _Narration_mentions(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15063,6 +15636,240 @@ func (ec *executionContext) fieldContext_Narration_transmitters(ctx context.Cont
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _NarrationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.NarrationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.NarrationEdge) graphql.Marshaler {
+			return ec.marshalNNarrationEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NarrationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NarrationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NarrationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.NarrationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NarrationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NarrationConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.NarrationConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NarrationConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _NarrationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.NarrationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NarrationEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _NarrationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.NarrationEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NarrationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NarrationText_language(ctx context.Context, field graphql.CollectedField, obj *model.NarrationText) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationText_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationText_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NarrationText", field, false, false, "String")
+}
+
+func (ec *executionContext) _NarrationText_edition(ctx context.Context, field graphql.CollectedField, obj *model.NarrationText) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationText_edition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationText_edition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NarrationText", field, false, false, "String")
+}
+
+func (ec *executionContext) _NarrationText_text(ctx context.Context, field graphql.CollectedField, obj *model.NarrationText) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationText_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationText_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NarrationText", field, false, false, "String")
+}
+
+func (ec *executionContext) _NarrationText_source(ctx context.Context, field graphql.CollectedField, obj *model.NarrationText) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NarrationText_source(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Source, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TextSource) graphql.Marshaler {
+			return ec.marshalNTextSource2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSource(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NarrationText_source(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NarrationText", field, false, false, "TextSource")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
@@ -18131,6 +18938,50 @@ func (ec *executionContext) fieldContext_Query_narration(ctx context.Context, fi
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_narration_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_chapter(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chapter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Chapter(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Chapter) graphql.Marshaler {
+			return ec.marshalOChapter2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChapter(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chapter(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Chapter(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_chapter_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21426,6 +22277,65 @@ func (ec *executionContext) _ChainPosition(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var chapterImplementors = []string{"Chapter"}
+
+func (ec *executionContext) _Chapter(ctx context.Context, sel ast.SelectionSet, obj *model.Chapter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chapterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Chapter")
+		case "id":
+			out.Values[i] = ec._Chapter_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "collection":
+			out.Values[i] = ec._Chapter_collection(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "number":
+			out.Values[i] = ec._Chapter_number(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._Chapter_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "arabic":
+			out.Values[i] = ec._Chapter_arabic(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "narrations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Chapter_narrations(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var chronologyImplementors = []string{"Chronology"}
 
 func (ec *executionContext) _Chronology(ctx context.Context, sel ast.SelectionSet, obj *model.Chronology) graphql.Marshaler {
@@ -22851,6 +23761,22 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_parallels(ctx, field, obj)
 				})
+		case "texts":
+			out.Values[i] = ec._Narration_texts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "chapter":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_chapter(ctx, field, obj)
+				})
+		case "corpusRecord":
+			out.Values[i] = ec._Narration_corpusRecord(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "mentions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -22869,6 +23795,135 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_transmitters(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var narrationConnectionImplementors = []string{"NarrationConnection"}
+
+func (ec *executionContext) _NarrationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.NarrationConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, narrationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NarrationConnection")
+		case "edges":
+			out.Values[i] = ec._NarrationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NarrationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._NarrationConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var narrationEdgeImplementors = []string{"NarrationEdge"}
+
+func (ec *executionContext) _NarrationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.NarrationEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, narrationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NarrationEdge")
+		case "cursor":
+			out.Values[i] = ec._NarrationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._NarrationEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var narrationTextImplementors = []string{"NarrationText"}
+
+func (ec *executionContext) _NarrationText(ctx context.Context, sel ast.SelectionSet, obj *model.NarrationText) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, narrationTextImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NarrationText")
+		case "language":
+			out.Values[i] = ec._NarrationText_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edition":
+			out.Values[i] = ec._NarrationText_edition(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._NarrationText_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "source":
+			out.Values[i] = ec._NarrationText_source(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23519,6 +24574,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_narration(ctx, field)
+				})
+		case "chapter":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_chapter(ctx, field)
 				})
 		case "claims":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -24849,6 +25910,62 @@ func (ec *executionContext) marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadith�
 	return ec._Narration(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNNarrationConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationConnection(ctx context.Context, sel ast.SelectionSet, v *model.NarrationConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NarrationConnection!")
+		return graphql.Null
+	}
+	return ec._NarrationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNarrationEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NarrationEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNarrationEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNarrationEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationEdge(ctx context.Context, sel ast.SelectionSet, v *model.NarrationEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NarrationEdge!")
+		return graphql.Null
+	}
+	return ec._NarrationEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNarrationText2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationTextᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.NarrationText) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNarrationText2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationText(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNarrationText2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarrationText(ctx context.Context, sel ast.SelectionSet, v *model.NarrationText) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NarrationText!")
+		return graphql.Null
+	}
+	return ec._NarrationText(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "PageInfo!")
@@ -25076,6 +26193,16 @@ func (ec *executionContext) marshalNSubgraph2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 	return ec._Subgraph(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNTextSource2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSource(ctx context.Context, v any) (model.TextSource, error) {
+	var res model.TextSource
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTextSource2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSource(ctx context.Context, sel ast.SelectionSet, v model.TextSource) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
 	return ec.___Directive(ctx, sel, &v)
 }
@@ -25246,6 +26373,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	_ = ctx
 	res := graphql.MarshalBoolean(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOChapter2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐChapter(ctx context.Context, sel ast.SelectionSet, v *model.Chapter) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Chapter(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOClaim2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐClaim(ctx context.Context, sel ast.SelectionSet, v *model.Claim) graphql.Marshaler {

@@ -188,6 +188,42 @@ func (n *Narration) References() []*Reference {
 	return out
 }
 
+// Texts are every text of the narration, the document's first.
+func (n *Narration) Texts() []*NarrationText {
+	out := make([]*NarrationText, len(n.N.Texts))
+	for i, t := range n.N.Texts {
+		src := TextSourceDocument
+		if t.Source == athar.TextFromCorpus {
+			src = TextSourceCorpus
+		}
+		out[i] = &NarrationText{Language: t.Language, Edition: optional(t.Edition), Text: t.Text, Source: src}
+	}
+	return out
+}
+
+// CorpusRecord is the key of the corpus record the narration carries.
+func (n *Narration) CorpusRecord() *string { return optional(n.N.Corpus) }
+
+// Chapter is a GraphQL Chapter; its narrations are resolved in package graph.
+type Chapter struct {
+	C athar.Chapter
+}
+
+// ID is the chapter's id.
+func (c *Chapter) ID() string { return string(c.C.ID) }
+
+// Collection is the collection's name.
+func (c *Chapter) Collection() string { return c.C.Collection }
+
+// Number is the section's number.
+func (c *Chapter) Number() int { return c.C.Number }
+
+// Name is the English name.
+func (c *Chapter) Name() *string { return optional(c.C.Name) }
+
+// Arabic is the Arabic name.
+func (c *Chapter) Arabic() *string { return optional(c.C.Arabic) }
+
 // Grading is a GraphQL Grading. Its grader and graderName need the graph (the grader's
 // name when given by id) and are resolved in package graph.
 type Grading struct {

@@ -106,6 +106,28 @@ type MergeResult struct {
 type Mutation struct {
 }
 
+type NarrationConnection struct {
+	Edges      []*NarrationEdge `json:"edges"`
+	PageInfo   *PageInfo        `json:"pageInfo"`
+	TotalCount int              `json:"totalCount"`
+}
+
+type NarrationEdge struct {
+	Cursor string     `json:"cursor"`
+	Node   *Narration `json:"node"`
+}
+
+// One text of a narration.
+type NarrationText struct {
+	// BCP 47 language tag, e.g. en, ar.
+	Language string `json:"language"`
+	// The edition or translation it was read from, e.g. eng-bukhari.
+	Edition *string `json:"edition,omitempty"`
+	Text    string  `json:"text"`
+	// DOCUMENT: the narration document's (offsets index it); CORPUS: a corpus record's.
+	Source TextSource `json:"source"`
+}
+
 type PageInfo struct {
 	HasNextPage bool `json:"hasNextPage"`
 	// Opaque: pass it back as after to get the next page.
@@ -382,6 +404,61 @@ func (e *GradingScope) UnmarshalJSON(b []byte) error {
 }
 
 func (e GradingScope) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type TextSource string
+
+const (
+	TextSourceDocument TextSource = "DOCUMENT"
+	TextSourceCorpus   TextSource = "CORPUS"
+)
+
+var AllTextSource = []TextSource{
+	TextSourceDocument,
+	TextSourceCorpus,
+}
+
+func (e TextSource) IsValid() bool {
+	switch e {
+	case TextSourceDocument, TextSourceCorpus:
+		return true
+	}
+	return false
+}
+
+func (e TextSource) String() string {
+	return string(e)
+}
+
+func (e *TextSource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TextSource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TextSource", str)
+	}
+	return nil
+}
+
+func (e TextSource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TextSource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TextSource) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

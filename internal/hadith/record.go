@@ -306,3 +306,43 @@ func dedupe(qs []athar.Quad) []athar.Quad {
 	}
 	return out
 }
+
+// SortKey orders hadith numbers as text the way they order as numbers: the integer part
+// zero-padded, then the rest ("235a" after "235", "1000" after "999").
+func SortKey(number string) string {
+	i := 0
+	for i < len(number) && number[i] >= '0' && number[i] <= '9' {
+		i++
+	}
+	return fmt.Sprintf("%012s%s", number[:i], number[i:])
+}
+
+// ChapterOf reads a chapter from the quads about it (Store.QuadsAbout); nil when they do
+// not declare one.
+func ChapterOf(id athar.ID, qs []athar.Quad) *athar.Chapter {
+	c := &athar.Chapter{ID: id}
+	found := false
+	for _, q := range qs {
+		if q.Subject != id.IRI() {
+			continue
+		}
+		switch q.Predicate {
+		case athar.RDFType:
+			found = found || q.Object.IRI == ClassChapter
+		case athar.PredCollection:
+			c.Collection = q.Object.Literal
+		case athar.PredNumber:
+			c.Number, _ = strconv.Atoi(q.Object.Literal)
+		case athar.RDFSLabel:
+			if q.Object.Lang == "ar" {
+				c.Arabic = q.Object.Literal
+			} else if q.Object.Lang == "" {
+				c.Name = q.Object.Literal
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return c
+}

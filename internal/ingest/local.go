@@ -173,8 +173,8 @@ func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) 
 	byLabel := map[athar.ID][]athar.Quad{}
 	for _, q := range quads {
 		id, ok := athar.ParseIRI(q.Label)
-		if !athar.IsReservedGraph(q.Label) && (!ok || id.Prefix() != athar.TypeNarration.Prefix()) {
-			return nil, athar.E("restore", athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...) or %s", q.Key(), athar.Base, athar.QuranGraph.IRI())
+		if !athar.IsReservedGraph(q.Label) && !athar.IsCorpusLabel(q.Label) && (!ok || id.Prefix() != athar.TypeNarration.Prefix()) {
+			return nil, athar.E("restore", athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...), a corpus record's (%scorpus/...) or %s", q.Key(), athar.Base, athar.Base, athar.QuranGraph.IRI())
 		}
 		byLabel[id] = append(byLabel[id], q)
 	}
@@ -201,6 +201,10 @@ func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) 
 		qs := byLabel[id]
 		if athar.IsReservedGraph(id.IRI()) {
 			if err := checkReserved(id, qs); err != nil {
+				return nil, err
+			}
+		} else if athar.IsCorpusLabel(id.IRI()) {
+			if err := checkRecord(id, qs); err != nil {
 				return nil, err
 			}
 		} else if err := checkDeclared(id, qs); err != nil {
@@ -230,7 +234,7 @@ func (im *Local) labelsBut(ctx context.Context, keep map[athar.ID][]athar.Quad) 
 		if !ok || seen[id] || keep[id] != nil {
 			return nil
 		}
-		if id == athar.QuranGraph || id.Prefix() == athar.TypeNarration.Prefix() {
+		if id == athar.QuranGraph || id.Prefix() == athar.TypeNarration.Prefix() || id.Prefix() == athar.CorpusPrefix {
 			seen[id] = true
 		}
 		return nil
@@ -257,6 +261,17 @@ func checkDeclared(id athar.ID, qs []athar.Quad) error {
 		return athar.E("restore "+string(id), athar.Invalid, "graph <%s> does not declare its narration (%s a Narration)", id.IRI(), id)
 	}
 	return nil
+}
+
+// checkRecord checks that quads restored under a corpus record's label declare the
+// narration they are about (<narration> corpusRecord <label>).
+func checkRecord(id athar.ID, qs []athar.Quad) error {
+	for _, q := range qs {
+		if q.Predicate == athar.PredCorpusRecord && q.Object.IRI == id.IRI() {
+			return nil
+		}
+	}
+	return athar.E("restore "+string(id), athar.Invalid, "graph <%s> does not say which narration it is the corpus record of (<narration> %s <%s>)", id.IRI(), athar.PredCorpusRecord, id.IRI())
 }
 
 // checkDependents refuses a change to narration id that would leave an entity other

@@ -1,0 +1,125 @@
+package graph
+
+import (
+	"context"
+	"sort"
+
+	"github.com/athar-hadith/athar/graph/generated"
+	"github.com/athar-hadith/athar/graph/model"
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/hadith"
+)
+
+// Chapter returns the Chapter resolver.
+func (r *Resolver) Chapter() generated.ChapterResolver { return &chapterResolver{r} }
+
+type chapterResolver struct{ *Resolver }
+
+// chapter reads a chapter of a canonical collection; nil when the graph has none.
+func (r *Resolver) chapter(ctx context.Context, id athar.ID) (*model.Chapter, error) {
+	if id.Prefix() != "chapter" {
+		return nil, nil
+	}
+	qs, err := r.store.QuadsAbout(ctx, []athar.ID{id})
+	if err != nil {
+		return nil, err
+	}
+	c := hadith.ChapterOf(id, qs)
+	if c == nil {
+		return nil, nil
+	}
+	return &model.Chapter{C: *c}, nil
+}
+
+func (r *queryResolver) Chapter(ctx context.Context, id string) (*model.Chapter, error) {
+	return r.chapter(ctx, athar.ID(id))
+}
+
+func (r *narrationResolver) Chapter(ctx context.Context, obj *model.Narration) (*model.Chapter, error) {
+	if obj.N.Chapter == "" {
+		return nil, nil
+	}
+	return r.chapter(ctx, obj.N.Chapter)
+}
+
+// Narrations pages the chapter's narrations by hadith number: the corpus records that put
+// a narration in it (each record's label gives its number), read through the store's
+// object index.
+func (r *chapterResolver) Narrations(ctx context.Context, obj *model.Chapter, first *int, after *string) (*model.NarrationConnection, error) {
+	qs, err := r.store.QuadsTo(ctx, athar.PredChapter, athar.IRITerm(obj.C.ID.IRI()))
+	if err != nil {
+		return nil, err
+	}
+	type member struct {
+		key string
+		id  athar.ID
+	}
+	var ms []member
+	for _, q := range qs {
+		k, ok := hadith.KeyOfLabel(q.Label)
+		id, ok2 := athar.ParseIRI(q.Subject)
+		if !ok || !ok2 {
+			continue
+		}
+		num := k
+		if i := lastDash(k); i >= 0 {
+			num = k[i+1:]
+		}
+		ms = append(ms, member{hadith.SortKey(num) + "\x00" + string(id), id})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+	key := func(i int) string { return ms[i].key }
+	w, err := paginate(len(ms), key, first, after)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]athar.ID, 0, w.to-w.from)
+	for _, m := range ms[w.from:w.to] {
+		ids = append(ids, m.id)
+	}
+	ns, err := r.narrations(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[athar.ID]*model.Narration{}
+	for _, n := range ns {
+		byID[n.N.ID] = n
+	}
+	conn := &model.NarrationConnection{Edges: []*model.NarrationEdge{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
+	for i := w.from; i < w.to; i++ {
+		if n := byID[ms[i].id]; n != nil {
+			conn.Edges = append(conn.Edges, &model.NarrationEdge{Cursor: encodeCursor(ms[i].key), Node: n})
+		}
+	}
+	return conn, nil
+}
+
+func lastDash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '-' {
+			return i
+		}
+	}
+	return -1
+}
+
+// corpusNarration finds the narration a corpus record's own id (narration:muslim-4588)
+// names when a document sits on it under another id; "" when none.
+func (r *Resolver) corpusNarration(ctx context.Context, id athar.ID) (athar.ID, error) {
+	if id.Prefix() != athar.TypeNarration.Prefix() {
+		return "", nil
+	}
+	label := hadith.LabelOf(id.Local())
+	qs, err := r.store.QuadsTo(ctx, athar.PredCorpusRecord, athar.IRITerm(label.IRI()))
+	if err != nil {
+		return "", err
+	}
+	for _, q := range qs {
+		if q.Label == label.IRI() {
+			if n, ok := athar.ParseIRI(q.Subject); ok {
+				return n, nil
+			}
+		}
+	}
+	return "", nil
+}
