@@ -346,8 +346,20 @@ func testNarrations(t *testing.T, st athar.Store) {
 		Narrator:   "person:umar",
 		Chain:      []athar.ID{"person:ibn-abbas", "person:umar"},
 	}
+	want.Texts = []athar.NarrationText{{Language: "en", Text: want.Text, Source: athar.TextFromDocument}}
 	if !reflect.DeepEqual(a, want) {
 		t.Fatalf("narration:a =\n%+v\nwant\n%+v", a, want)
+	}
+	// QuadsTo: the quads with a predicate and an object, under any label.
+	qs, err := st.QuadsTo(context.Background(), athar.PredNumber, athar.StringTerm("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Label != "https://w3id.org/athar/narration/a" || !strings.HasPrefix(qs[0].Subject, "https://w3id.org/athar/reference/a/") {
+		t.Fatalf("QuadsTo(number, \"1\") = %v", qs)
+	}
+	if qs, err := st.QuadsTo(context.Background(), athar.PredNumber, athar.StringTerm("no such number")); err != nil || len(qs) != 0 {
+		t.Fatalf("QuadsTo of an absent value = %v, %v", qs, err)
 	}
 }
 
