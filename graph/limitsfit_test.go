@@ -63,6 +63,11 @@ var researchQueries = map[string]string{
 		sahih: gradings(grade: SAHIH) { narration { id } graderName verdict }
 		tirmidhi: narration(id: "narration:tirmidhi-1567") { title gradings { grader { id } graderName verdict grade scope } }
 	}`,
+	"a corpus chapter and its texts": `{
+		b: narration(id: "narration:bukhari-3953") { id title corpusRecord texts { language edition source text }
+			chapter { id collection number name arabic narrations { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id title references { collection edition number } gradings { grader { id name } verdict grade scope } } } } } }
+		ch: chapter(id: "chapter:abudawud-15") { name arabic narrations(first: 100) { edges { node { id title texts { language text } } } } }
+	}`,
 	"timeline and chronology": `{
 		timeline { id name }
 		chronology { placed { event { id name } rank after } unplaced { id name } }
