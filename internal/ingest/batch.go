@@ -113,12 +113,13 @@ func (im *Local) ImportMany(ctx context.Context, docs []Doc) []BatchResult {
 					res.EntitiesAdded++
 				}
 			}
-			rebind, err := im.rebindCorpus(ctx, c.ID, nil, c.References)
+			rebind, notes, err := im.rebindCorpus(ctx, c.ID, nil, c.References, c.Text, c.Language)
 			if err != nil {
 				out[i].Err = fmt.Errorf("import %s: %w", c.ID, err)
 				continue
 			}
 			overlay.Define(c.ID, want)
+			res.Notes = notes
 			out[i].Result = res
 			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
 			css = append(css, rebind...)

@@ -206,7 +206,10 @@ func textNotes(doc *athar.Narration, r *hadith.Record) []string {
 // (before: the references stored, after: the references it will have; nil when
 // deleted) to the narration each should now be about (corpusNode), so that a record and
 // a document give the same graph in either order.
-func (im *Local) rebindCorpus(ctx context.Context, id athar.ID, before, after []athar.Reference) ([]athar.Changeset, error) {
+//
+// text and language are the document's (empty for a deletion): when a record it sits on
+// gives another text in that language, a note says so (both are kept).
+func (im *Local) rebindCorpus(ctx context.Context, id athar.ID, before, after []athar.Reference, text, language string) ([]athar.Changeset, []string, error) {
 	keys := map[string]bool{}
 	kb, ka := hadith.DocumentKey(before), hadith.DocumentKey(after)
 	if kb != "" {
@@ -216,21 +219,26 @@ func (im *Local) rebindCorpus(ctx context.Context, id athar.ID, before, after []
 		keys[ka] = true
 	}
 	var css []athar.Changeset
+	var notes []string
 	for _, key := range sortedKeys(keys) {
 		label := hadith.LabelOf(key)
 		have, err := im.store.NarrationQuads(ctx, label)
 		if err != nil || len(have) == 0 {
 			if err != nil {
-				return nil, fmt.Errorf("corpus record %s: %w", key, err)
+				return nil, nil, fmt.Errorf("corpus record %s: %w", key, err)
 			}
 			continue
 		}
 		node, _, err := im.corpusNode(ctx, key, string(id))
 		if err != nil {
-			return nil, fmt.Errorf("corpus record %s: %w", key, err)
+			return nil, nil, fmt.Errorf("corpus record %s: %w", key, err)
 		}
 		if key == ka && (node == athar.ID("narration:"+key) || id < node) {
 			node = id
+		}
+		if key == ka && text != "" {
+			doc := &athar.Narration{ID: id, Text: text, Language: language}
+			notes = append(notes, textNotes(doc, &hadith.Record{Texts: recordTexts(have)})...)
 		}
 		cur := hadith.NodeOf(have)
 		if cur == "" || cur == node {
@@ -240,7 +248,7 @@ func (im *Local) rebindCorpus(ctx context.Context, id athar.ID, before, after []
 			css = append(css, cs)
 		}
 	}
-	return css, nil
+	return css, notes, nil
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -249,6 +257,38 @@ func sortedKeys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// recordTexts returns the texts a record's quads give.
+func recordTexts(qs []athar.Quad) []hadith.Text {
+	byNode := map[string]*hadith.Text{}
+	var order []string
+	for _, q := range qs {
+		if q.Predicate == athar.PredHasText {
+			byNode[q.Object.IRI] = &hadith.Text{}
+			order = append(order, q.Object.IRI)
+		}
+	}
+	for _, q := range qs {
+		t := byNode[q.Subject]
+		if t == nil {
+			continue
+		}
+		switch q.Predicate {
+		case athar.PredText:
+			t.Text = q.Object.Literal
+		case athar.PredLanguage:
+			t.Language = q.Object.Literal
+		case athar.PredEdition:
+			t.Edition = q.Object.Literal
+		}
+	}
+	slices.Sort(order)
+	out := make([]hadith.Text, 0, len(order))
+	for _, n := range order {
+		out = append(out, *byNode[n])
+	}
 	return out
 }
 

@@ -233,3 +233,26 @@ func firstDiff(a, b string) string {
 	}
 	return "lengths differ"
 }
+
+// The same, the corpus first: importing the document says so.
+func TestDocumentTextDiffersFromCorpus(t *testing.T) {
+	_, w := newStore(t)
+	recs := fixtureRecords(t)
+	for i := range recs {
+		if recs[i].Key() == "bukhari-3953" {
+			recs[i].Texts[1].Text += " (revised)"
+		}
+	}
+	importRecords(t, w, recs)
+	var report strings.Builder
+	var srcs []load.Source
+	for _, f := range seeds.Files() {
+		srcs = append(srcs, load.Source{Name: f.Name, Data: f.Data})
+	}
+	if st := load.Run(context.Background(), w, srcs, load.Options{Report: &report}); st.Refused > 0 {
+		t.Fatal(report.String())
+	}
+	if got := report.String(); strings.Count(got, "note: ") != 1 || !strings.Contains(got, "note: narration:bukhari-3953: the text of eng-bukhari (en) differs from the document's") {
+		t.Fatalf("report: %s", got)
+	}
+}

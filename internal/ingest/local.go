@@ -100,10 +100,11 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 	}
 	// A corpus record the document sits on (or no longer does) moves to the narration it
 	// is now about, in the same transaction (docs/corpus.md).
-	rebind, err := im.rebindCorpus(ctx, c.ID, refsFromQuads(have), c.References)
+	rebind, notes, err := im.rebindCorpus(ctx, c.ID, refsFromQuads(have), c.References, c.Text, c.Language)
 	if err != nil {
 		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
 	}
+	res.Notes = notes
 	// No op: the callers name the import (a batch its document, a mutation its path).
 	if err := im.checkDependents(ctx, "", c.ID, have, want); err != nil {
 		return Result{}, err
@@ -147,7 +148,7 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 	if err := im.checkDependents(ctx, "delete "+string(id), id, have, nil); err != nil {
 		return err
 	}
-	rebind, err := im.rebindCorpus(ctx, id, refsFromQuads(have), nil)
+	rebind, _, err := im.rebindCorpus(ctx, id, refsFromQuads(have), nil, "", "")
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}

@@ -201,6 +201,9 @@ func Run(ctx context.Context, w ingest.Writer, srcs []Source, opts Options) Stat
 			batch[i] = ingest.Doc{Document: d, Text: text[d]}
 		}
 		for i, r := range w.ImportMany(ctx, batch) {
+			for _, n := range r.Notes {
+				fmt.Fprintf(report, "note: %s\n", n)
+			}
 			switch {
 			case stopped(r.Err):
 				notLoaded(ordered[i].Source, r.Err)
