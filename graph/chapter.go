@@ -61,10 +61,7 @@ func (r *chapterResolver) Narrations(ctx context.Context, obj *model.Chapter, fi
 		if !ok || !ok2 {
 			continue
 		}
-		num := k
-		if i := lastDash(k); i >= 0 {
-			num = k[i+1:]
-		}
+		_, num, _ := hadith.SplitKey(k)
 		ms = append(ms, member{hadith.SortKey(num) + "\x00" + string(id), id})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
@@ -92,15 +89,6 @@ func (r *chapterResolver) Narrations(ctx context.Context, obj *model.Chapter, fi
 		}
 	}
 	return conn, nil
-}
-
-func lastDash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '-' {
-			return i
-		}
-	}
-	return -1
 }
 
 // corpusNarration finds the narration a corpus record's own id (narration:muslim-4588)

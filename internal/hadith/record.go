@@ -64,6 +64,15 @@ func LabelOf(key string) athar.ID { return athar.ID(LabelPrefix + ":" + key) }
 // IsLabel reports whether label (an IRI) is a corpus record's label.
 func IsLabel(label string) bool { return strings.HasPrefix(label, athar.Base+LabelPrefix+"/") }
 
+// SplitKey splits a record's key, bukhari-3953, into its collection and number.
+func SplitKey(key string) (collection, number string, ok bool) {
+	i := strings.LastIndexByte(key, '-')
+	if i <= 0 || i == len(key)-1 {
+		return "", "", false
+	}
+	return key[:i], key[i+1:], true
+}
+
 // KeyOfLabel returns the key of a corpus record's label IRI.
 func KeyOfLabel(label string) (string, bool) {
 	return strings.CutPrefix(label, athar.Base+LabelPrefix+"/")

@@ -135,7 +135,7 @@ func (im *Local) corpusNode(ctx context.Context, key, except string) (athar.ID, 
 
 // corpusDocuments returns the documents sitting on the record with key, sorted by id.
 func (im *Local) corpusDocuments(ctx context.Context, key string) ([]*athar.Narration, error) {
-	_, num, ok := cutKey(key)
+	_, num, ok := hadith.SplitKey(key)
 	if !ok {
 		return nil, nil
 	}
@@ -179,16 +179,6 @@ func documentRefs(n *athar.Narration) []athar.Reference {
 		out = append(out, r)
 	}
 	return out
-}
-
-// cutKey splits bukhari-3953 into its collection and number.
-func cutKey(key string) (string, string, bool) {
-	for i := len(key) - 1; i >= 0; i-- {
-		if key[i] == '-' {
-			return key[:i], key[i+1:], i > 0 && i < len(key)-1
-		}
-	}
-	return "", "", false
 }
 
 // textNotes compares a document's text with the record's in the same language.

@@ -120,7 +120,8 @@ func Run(ctx context.Context, w Writer, paths []string, opts Options) (Stats, er
 				switch {
 				case r.Err != nil:
 					st.Refused++
-					report("%s: hadith %s: %v", col, numberOf(r.Key), r.Err)
+					_, num, _ := hadith.SplitKey(r.Key)
+					report("%s: hadith %s: %v", col, num, r.Err)
 				case r.Changed:
 					st.Imported++
 					st.QuadsAdded += r.QuadsAdded
@@ -138,13 +139,4 @@ func Run(ctx context.Context, w Writer, paths []string, opts Options) (Stats, er
 		}
 	}
 	return st, nil
-}
-
-func numberOf(key string) string {
-	for i := len(key) - 1; i >= 0; i-- {
-		if key[i] == '-' {
-			return key[i+1:]
-		}
-	}
-	return key
 }

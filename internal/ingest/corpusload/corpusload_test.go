@@ -1,0 +1,53 @@
+package corpusload_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/ingest/corpusload"
+	"github.com/athar-hadith/athar/schema"
+)
+
+func TestRun(t *testing.T) {
+	st, err := cayleystore.Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w := ingest.NewLocal(st, schema.Vocabulary())
+	paths, _ := filepath.Glob("../../hadithapi/testdata/corpus/*.json")
+	// An edition of a collection given alone pairs with nothing: one text each.
+	bad := filepath.Join(t.TempDir(), "eng-nawawi.json")
+	os.WriteFile(bad, []byte(`{"hadiths":[{"hadithnumber":1,"text":"Actions are by intentions","grades":[{"name":"","grade":"Sahih"}]},{"hadithnumber":2,"text":"Islam is"}]}`), 0o644)
+	var report strings.Builder
+	var progress []string
+	st1, err := corpusload.Run(context.Background(), w, append(paths, bad), corpusload.Options{
+		Report: &report, Batch: 5,
+		Progress: func(c string, done, total int) {
+			if done == total {
+				progress = append(progress, c)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st1.Files != 7 || st1.Records != 27 || st1.Imported != 27 || st1.Refused != 1 || !st1.Failed() {
+		t.Fatalf("stats %+v\n%s", st1, report.String())
+	}
+	if !strings.Contains(report.String(), bad+": hadith 1: grades[0].name: a grade without a grader") {
+		t.Errorf("report: %s", report.String())
+	}
+	if strings.Join(progress, " ") != "abudawud bukhari muslim nawawi" {
+		t.Errorf("progress ended for %v", progress)
+	}
+	st2, _ := corpusload.Run(context.Background(), w, paths, corpusload.Options{})
+	if st2.Unchanged != 26 || st2.Imported != 0 || st2.Failed() {
+		t.Fatalf("again: %+v", st2)
+	}
+}
