@@ -49,6 +49,11 @@ func (r *Record) Key() string { return r.Collection + "-" + r.Number }
 // narration:bukhari-3953.
 func (r *Record) ID() athar.ID { return athar.ID("narration:" + r.Key()) }
 
+// AsideID is the narration id a record has when a document that is not about it holds
+// its own id (hadith-api's Muslim 1763 beside the seed narration:muslim-1763, which is
+// 'Abd al-Baqi's 1763): narration:muslim-1763-hadith-api.
+func AsideID(key string) athar.ID { return athar.ID("narration:" + key + "-hadith-api") }
+
 // Label is the graph label of the record's changeset: corpus:bukhari-3953, whose IRI
 // is https://w3id.org/athar/corpus/bukhari-3953. It is the record's own, apart from the
 // narration's (a document sitting on the same narration keeps its label), so that

@@ -81,7 +81,7 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 			continue
 		}
 		seen[r.Key()] = true
-		node, doc, err := im.corpusNode(ctx, r.Key(), "")
+		node, doc, err := im.corpusNode(ctx, r.Key(), nil)
 		if err != nil {
 			out[i].Err = fmt.Errorf("%s: %w", op, err)
 			continue
@@ -116,21 +116,59 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 	return out
 }
 
-// corpusNode returns the narration the record with key is about: the smallest id of the
-// documents the graph holds that sit on it (hadith.DocumentKey of their references),
-// except the narration except, else the record's own id; with that document as stored.
+// docChange is a document being written (imported, replaced or deleted), whose stored
+// state the choice of a record's narration must not see: its id and the references it
+// will have (nil when deleted).
+type docChange struct {
+	id    athar.ID
+	after []athar.Reference
+}
+
+// corpusNode returns the narration the record with key is about, and the document it
+// sits on, if any:
+//  1. the smallest id of the documents that sit on it (hadith.DocumentKey of their
+//     references), with change applied;
+//  2. else its own id, narration:{key}, unless a document that does not sit on it has
+//     that id (the seed narration:muslim-1763 is 'Abd al-Baqi's 1763, hadith-api's 4588;
+//     hadith-api's 1763 is another report): then hadith.AsideID(key).
+//
 // Candidates are found by the number their references record (Store.QuadsTo), so that
-// the check reads a handful of reference nodes, not the graph.
-func (im *Local) corpusNode(ctx context.Context, key, except string) (athar.ID, *athar.Narration, error) {
+// the choice reads a handful of reference nodes and one manifest entry, not the graph.
+func (im *Local) corpusNode(ctx context.Context, key string, change *docChange) (athar.ID, *athar.Narration, error) {
 	docs, err := im.corpusDocuments(ctx, key)
 	if err != nil {
 		return "", nil, err
 	}
-	docs = slices.DeleteFunc(docs, func(n *athar.Narration) bool { return string(n.ID) == except })
-	if len(docs) == 0 {
-		return athar.ID("narration:" + key), nil, nil
+	var ids []athar.ID
+	byID := map[athar.ID]*athar.Narration{}
+	for _, d := range docs {
+		if change == nil || d.ID != change.id {
+			ids = append(ids, d.ID)
+			byID[d.ID] = d
+		}
 	}
-	return docs[0].ID, docs[0], nil
+	if change != nil && change.after != nil && hadith.DocumentKey(change.after) == key {
+		ids = append(ids, change.id)
+	}
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		return ids[0], byID[ids[0]], nil
+	}
+	own := athar.ID("narration:" + key)
+	occupied := false
+	if change != nil && change.id == own {
+		occupied = change.after != nil
+	} else {
+		qs, err := im.store.NarrationQuads(ctx, own)
+		if err != nil {
+			return "", nil, err
+		}
+		occupied = len(qs) > 0
+	}
+	if occupied {
+		return hadith.AsideID(key), nil, nil
+	}
+	return own, nil, nil
 }
 
 // corpusDocuments returns the documents sitting on the record with key, sorted by id.
@@ -192,41 +230,41 @@ func textNotes(doc *athar.Narration, r *hadith.Record) []string {
 	return notes
 }
 
-// rebindCorpus returns the changesets that move the corpus records a document sits on
-// (before: the references stored, after: the references it will have; nil when
-// deleted) to the narration each should now be about (corpusNode), so that a record and
-// a document give the same graph in either order.
+// rebindCorpus returns the changesets that move corpus records to the narration each
+// should be about (corpusNode) once document id has the references after (nil: deleted)
+// instead of before: the records it sits on or no longer does, and the record whose own id
+// is id. So a record and a document give the same graph in either order.
 //
 // text and language are the document's (empty for a deletion): when a record it sits on
 // gives another text in that language, a note says so (both are kept).
 func (im *Local) rebindCorpus(ctx context.Context, id athar.ID, before, after []athar.Reference, text, language string) ([]athar.Changeset, []string, error) {
 	keys := map[string]bool{}
 	kb, ka := hadith.DocumentKey(before), hadith.DocumentKey(after)
-	if kb != "" {
-		keys[kb] = true
+	for _, k := range []string{kb, ka} {
+		if k != "" {
+			keys[k] = true
+		}
 	}
-	if ka != "" {
-		keys[ka] = true
+	if id.Prefix() == athar.TypeNarration.Prefix() {
+		keys[id.Local()] = true // the record whose own id the document has, if any
 	}
+	change := &docChange{id: id, after: after}
 	var css []athar.Changeset
 	var notes []string
 	for _, key := range sortedKeys(keys) {
 		label := hadith.LabelOf(key)
 		have, err := im.store.NarrationQuads(ctx, label)
-		if err != nil || len(have) == 0 {
-			if err != nil {
-				return nil, nil, fmt.Errorf("corpus record %s: %w", key, err)
-			}
-			continue
-		}
-		node, _, err := im.corpusNode(ctx, key, string(id))
 		if err != nil {
 			return nil, nil, fmt.Errorf("corpus record %s: %w", key, err)
 		}
-		if key == ka && (node == athar.ID("narration:"+key) || id < node) {
-			node = id
+		if len(have) == 0 {
+			continue
 		}
-		if key == ka && text != "" {
+		node, _, err := im.corpusNode(ctx, key, change)
+		if err != nil {
+			return nil, nil, fmt.Errorf("corpus record %s: %w", key, err)
+		}
+		if key == ka && node == id && text != "" {
 			doc := &athar.Narration{ID: id, Text: text, Language: language}
 			notes = append(notes, textNotes(doc, &hadith.Record{Texts: recordTexts(have)})...)
 		}

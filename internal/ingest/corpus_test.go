@@ -84,6 +84,14 @@ func changed(res []ingest.HadithResult) int {
 func TestCorpusAndDocumentsInEitherOrder(t *testing.T) {
 	ctx := context.Background()
 	recs := fixtureRecords(t)
+	// hadith-api's Muslim 1763 is another report than the seed narration:muslim-1763
+	// ('Abd al-Baqi's 1763, hadith-api's 4588): it must not land on the seed's narration.
+	other := recs[len(recs)-5]
+	if other.Key() != "muslim-4588" {
+		t.Fatalf("fixture order: %s", other.Key())
+	}
+	other.Number, other.Texts = "1763", []hadith.Text{{Language: "en", Edition: "eng-muslim", Text: "another report"}}
+	recs = append(recs, other)
 
 	a, wa := newStore(t)
 	loadSeeds(t, wa)
@@ -125,6 +133,9 @@ func TestCorpusAndDocumentsInEitherOrder(t *testing.T) {
 	if c := ns[3]; c == nil || c.Text == "" || c.Language != "en" || c.Title != "Sunan Abi Dawud 2689" || len(c.Texts) != 2 {
 		t.Fatalf("a corpus-only narration read as %+v", c)
 	}
+	if q, _ := a.NarrationQuads(ctx, "corpus:muslim-1763"); hadith.NodeOf(q) != "narration:muslim-1763-hadith-api" {
+		t.Fatalf("hadith-api's Muslim 1763 is on %s", hadith.NodeOf(q))
+	}
 	claims, err := a.FindClaims(ctx, athar.ClaimFilter{Narration: "narration:muslim-1763"})
 	if err != nil || len(claims) == 0 {
 		t.Fatalf("the seed's claims: %d, %v", len(claims), err)
@@ -141,8 +152,8 @@ func TestCorpusAndDocumentsInEitherOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ns[0] != nil || ns[1] == nil || len(ns[1].Texts) != 2 {
-		t.Fatalf("after deleting the document: muslim-1763 %v, muslim-4588 %+v", ns[0], ns[1])
+	if ns[0] == nil || ns[0].Corpus != "muslim-1763" || ns[0].Text != "another report" || ns[1] == nil || len(ns[1].Texts) != 2 {
+		t.Fatalf("after deleting the document: muslim-1763 %+v, muslim-4588 %+v", ns[0], ns[1])
 	}
 	c, wc := newStore(t)
 	loadSeeds(t, wc)
