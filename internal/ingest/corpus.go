@@ -24,8 +24,9 @@ type HadithResult struct {
 }
 
 // ImportHadiths stores corpus records, each as the one changeset of its label
-// (hadith.Record.Label), about its narration: the record's own id, or the document
-// sitting on it (hadith.DocumentKey; the smallest id when several do). A record whose
+// (hadith.Record.Label), about its narration (corpusNode): the document sitting on it
+// (hadith.DocumentKey; the smallest id when several do), else the record's own id (aside,
+// when a document about another hadith holds that id). A record whose
 // quads are already stored is not written; a changed one replaces exactly what its
 // previous version asserted. Records are written in shared transactions of about
 // batchQuads quads; a record failing hadith.Record.Check is refused alone. Once ctx is
