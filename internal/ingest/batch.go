@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/narration"
@@ -119,7 +120,7 @@ func (im *Local) ImportMany(ctx context.Context, docs []Doc) []BatchResult {
 				continue
 			}
 			overlay.Define(c.ID, want)
-			res.Notes = notes
+			res.Note = strings.Join(notes, "; ")
 			out[i].Result = res
 			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
 			css = append(css, rebind...)

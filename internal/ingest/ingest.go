@@ -63,9 +63,10 @@ type Result struct {
 	EntitiesAdded int  // entities the graph did not define before
 	QuadsAdded    int
 	QuadsRemoved  int
-	// Notes say what the import found worth telling without refusing anything: a corpus
+	// Note says what the import found worth telling without refusing anything: a corpus
 	// record it sits on whose text in the document's language differs (both are kept).
-	Notes []string
+	// Empty when none; a string, so that results stay comparable.
+	Note string
 }
 
 // BatchResult is the outcome of one document of ImportMany: its result, or why it was

@@ -104,7 +104,7 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 	if err != nil {
 		return Result{}, fmt.Errorf("import %s: %w", c.ID, err)
 	}
-	res.Notes = notes
+	res.Note = strings.Join(notes, "; ")
 	// No op: the callers name the import (a batch its document, a mutation its path).
 	if err := im.checkDependents(ctx, "", c.ID, have, want); err != nil {
 		return Result{}, err

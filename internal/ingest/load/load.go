@@ -201,8 +201,8 @@ func Run(ctx context.Context, w ingest.Writer, srcs []Source, opts Options) Stat
 			batch[i] = ingest.Doc{Document: d, Text: text[d]}
 		}
 		for i, r := range w.ImportMany(ctx, batch) {
-			for _, n := range r.Notes {
-				fmt.Fprintf(report, "note: %s\n", n)
+			if r.Note != "" {
+				fmt.Fprintf(report, "note: %s\n", r.Note)
 			}
 			switch {
 			case stopped(r.Err):
