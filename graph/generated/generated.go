@@ -61,6 +61,7 @@ type ComplexityRoot struct {
 		Branch    func(childComplexity int) int
 		Narration func(childComplexity int) int
 		Position  func(childComplexity int) int
+		Route     func(childComplexity int) int
 	}
 
 	Chronology struct {
@@ -764,6 +765,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChainPosition.Position(childComplexity), true
+	case "ChainPosition.route":
+		if e.ComplexityRoot.ChainPosition.Route == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChainPosition.Route(childComplexity), true
 
 	case "Chronology.placed":
 		if e.ComplexityRoot.Chronology.Placed == nil {
@@ -3925,7 +3932,8 @@ every narration's route (its chain, then its narrator when the chain does not en
 them), the one nearest the compilers: the smallest greatest position over the routes (ties:
 the smallest sum of positions, then id). Where the routes agree on the order of the people
 they share, that is the shared person who comes first in every route. A narration that
-gives several routes is read by its first (chain); its further routes are not considered.
+gives several routes (Narration.routes: its chains, split where the text says ح) holds a
+person when any of its routes does, at the nearest position any of them gives.
 """
 type CommonLink {
   person: Person!
@@ -3938,6 +3946,8 @@ type CommonLink {
 "Where a person stands in one narration's route."
 type ChainPosition {
   narration: Narration!
+  "Which of the narration's routes holds the common link there: 1-based, in the order of Narration.routes."
+  route: Int!
   "1-based, nearest the compiler first: 1 is the compiler's own teacher."
   position: Int!
   "The narration's own branch: who comes before the common link in its route."
@@ -4519,6 +4529,8 @@ func (ec *executionContext) childFields_ChainPosition(ctx context.Context, field
 	switch field.Name {
 	case "narration":
 		return ec.fieldContext_ChainPosition_narration(ctx, field)
+	case "route":
+		return ec.fieldContext_ChainPosition_route(ctx, field)
 	case "position":
 		return ec.fieldContext_ChainPosition_position(ctx, field)
 	case "branch":
@@ -9028,6 +9040,29 @@ func (ec *executionContext) fieldContext_ChainPosition_narration(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ChainPosition_route(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChainPosition_route(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Route, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChainPosition_route(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChainPosition", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ChainPosition_position(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
@@ -21396,6 +21431,11 @@ func (ec *executionContext) _ChainPosition(ctx context.Context, sel ast.Selectio
 			out.Values[i] = graphql.MarshalString("ChainPosition")
 		case "narration":
 			out.Values[i] = ec._ChainPosition_narration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "route":
+			out.Values[i] = ec._ChainPosition_route(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
