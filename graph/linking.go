@@ -17,7 +17,7 @@ const (
 	// MaxParallels is the most parallels Narration.parallels returns.
 	MaxParallels = 100
 	// MaxCommonLink is the most narrations commonLink takes.
-	MaxCommonLink = 50
+	MaxCommonLink = 200
 )
 
 func (r *narrationResolver) Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error) {

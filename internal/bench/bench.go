@@ -123,6 +123,10 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	}
 	var quads []athar.Quad
 	err = st.Quads(ctx, func(q athar.Quad) error { quads = append(quads, q); return nil })
+	var one []athar.Quad // the quads of the narration the write kinds replace and delete
+	if err == nil {
+		one, err = st.NarrationQuads(ctx, writeNarration(n))
+	}
 	st.Close()
 	if err != nil {
 		return res, err
@@ -146,6 +150,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		return res, err
 	}
 	srv := exec.CommandContext(ctx, cfg.Binary, "serve", "--store", "bbolt:"+storeDir, "--addr", addr)
+	srv.Env = append(os.Environ(), "ATHAR_TOKEN="+benchToken)
 	srv.Stderr = io.Discard
 	if err := srv.Start(); err != nil {
 		return res, err
@@ -155,16 +160,24 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	if err := waitHealthy(ctx, url); err != nil {
 		return res, err
 	}
-	for _, k := range kinds() {
+	w, err := newWrites(writeNarration(n), filepath.Join(docs, fmt.Sprintf("gen-%06d.json", n-1)), one)
+	if err != nil {
+		return res, err
+	}
+	for _, k := range append(kinds(), w.kinds()...) {
 		if !selected(cfg.Kinds, k.key) {
 			continue
 		}
 		q := Query{Kind: k.name}
-		if q.Athar, err = timeIt(cfg.Queries, func() error { return graphql(url, k.query) }); err != nil {
+		run := k.run
+		if run == nil {
+			run = func(string) error { return graphql(url, k.query, nil) }
+		}
+		if q.Athar, err = timeIt(cfg.Queries, func() error { return run(url) }, k.prep); err != nil {
 			return res, fmt.Errorf("%s: %w", k.name, err)
 		}
 		if k.raw != nil {
-			if q.Raw, err = timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) }); err != nil {
+			if q.Raw, err = timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) }, k.rawPrep); err != nil {
 				return res, fmt.Errorf("raw %s: %w", k.name, err)
 			}
 		}
@@ -181,27 +194,33 @@ type kind struct {
 	name  string
 	query string
 	raw   func(context.Context, *cayleystore.Raw) error
+	// For the write kinds: run replaces the query, and prep (rawPrep) runs untimed before
+	// each timed run of Athar (raw Cayley).
+	run           func(url string) error
+	prep, rawPrep func() error
 }
 
 // kinds are the query kinds measured; the corpus's most mentioned entities are g1.
 func kinds() []kind {
 	return []kind{
-		{"entity", "entity, 50 claims", `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error { _, err := r.OutIn(ctx, "person:g1"); return err }},
-		{"search", "search", `{ search(text: "person 12", first: 20) { id name } }`, nil},
-		{"neighbourhood", "neighbourhood, depth 2", `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error {
+		{key: "entity", name: "entity, 50 claims", query: `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error { _, err := r.OutIn(ctx, "person:g1"); return err }},
+		{key: "search", name: "search", query: `{ search(text: "person 12", first: 20) { id name } }`},
+		{key: "neighbourhood", name: "neighbourhood, depth 2", query: `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.Neighbourhood(ctx, "event:g3", 2)
 				return err
 			}},
-		{"shortestPath", "shortestPath", `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`, nil},
-		{"timeline", "timeline", `{ timeline { id } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error {
+		{key: "shortestPath", name: "shortestPath", query: `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`},
+		{key: "timeline", name: "timeline", query: `{ timeline { id } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.WithPredicate(ctx, athar.VocabBase+"precedes")
 				return err
 			}},
-		{"claimsByPredicate", "claims by predicate", `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error {
+		{key: "variants", name: "variants", query: `{ variants(subject: "event:g0", predicate: "killedCount") { id value attestations { narration { id } evidence } } }`},
+		{key: "commonLink", name: "commonLink of 100 narrations", query: commonLinkQuery(100)},
+		{key: "claimsByPredicate", name: "claims by predicate", query: `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.WithPredicate(ctx, athar.VocabBase+"advises")
 				return err
 			}},
@@ -211,7 +230,7 @@ func kinds() []kind {
 // KindKeys are the keys of the query kinds, in the order they are measured.
 func KindKeys() []string {
 	var keys []string
-	for _, k := range kinds() {
+	for _, k := range append(kinds(), (&writes{}).kinds()...) {
 		keys = append(keys, k.key)
 	}
 	return keys
@@ -229,9 +248,15 @@ func selected(keys []string, key string) bool {
 	return false
 }
 
-func graphql(url, query string) error {
-	body, _ := json.Marshal(map[string]string{"query": query})
-	resp, err := http.Post(url+"/graphql", "application/json", bytes.NewReader(body))
+func graphql(url, query string, vars map[string]any) error {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, err := http.NewRequest(http.MethodPost, url+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+benchToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}
@@ -256,11 +281,17 @@ const (
 	minRuns    = 3
 )
 
-// timeIt runs fn n times after n/10 warm-up runs (at least one; fewer once a quarter of
+// timeIt runs fn (each time after prep, untimed) n times after n/10 warm-up runs (at least one; fewer once a quarter of
 // timeBudget is spent), or fewer times once timeBudget is spent, and returns the p50 and p99 latency of the timed runs.
-func timeIt(n int, fn func() error) (Latency, error) {
+func timeIt(n int, fn, prep func() error) (Latency, error) {
+	if prep == nil {
+		prep = func() error { return nil }
+	}
 	warm := time.Now()
 	for i := 0; i < max(1, n/10) && (i == 0 || time.Since(warm) < timeBudget/4); i++ {
+		if err := prep(); err != nil {
+			return Latency{}, err
+		}
 		if err := fn(); err != nil {
 			return Latency{}, err
 		}
@@ -268,6 +299,9 @@ func timeIt(n int, fn func() error) (Latency, error) {
 	d := make([]time.Duration, 0, n)
 	begin := time.Now()
 	for len(d) < n && (len(d) < minRuns || time.Since(begin) < timeBudget) {
+		if err := prep(); err != nil {
+			return Latency{}, err
+		}
 		start := time.Now()
 		if err := fn(); err != nil {
 			return Latency{}, err
