@@ -99,7 +99,7 @@ func (w *writes) kinds() []kind {
 	}
 	return []kind{
 		{key: "reimport", name: "re-import one narration (mutation)",
-			run: func(u string) error { url = u; return graphql(u, importMutation, map[string]any{"d": w.next()}) },
+			run:  func(u string) error { url = u; return graphql(u, importMutation, map[string]any{"d": w.next()}) },
 			prep: reimport,
 			raw: func(_ context.Context, r *cayleystore.Raw) error {
 				w.raw = r
