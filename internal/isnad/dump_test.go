@@ -76,6 +76,8 @@ func describe(text string, is Isnad) string {
 	return b.String()
 }
 
+var dumpResolver = NewResolver()
+
 // TestDump prints the segmentation of the hadiths named in ISNAD_DUMP ("muslim:4588,bukhari:1"),
 // for reading against the Arabic.
 func TestDump(t *testing.T) {
@@ -96,6 +98,18 @@ func TestDump(t *testing.T) {
 		if len(rs) > 400 {
 			rs = rs[:400]
 		}
-		fmt.Printf("== %s:%d %s\n%s", col, n, string(rs), describe(text, Segment(text)))
+		is := Segment(text)
+		fmt.Printf("== %s:%d %s\n%s", col, n, string(rs), describe(text, is))
+		for ri, rr := range dumpResolver.ResolveIsnad(is) {
+			fmt.Printf("  ids %d:", ri+1)
+			for _, x := range rr {
+				if x.ID != "" {
+					fmt.Printf(" %s(%s)", x.ID, x.By)
+				} else {
+					fmt.Printf(" ?%s%v", x.Key, x.Candidates)
+				}
+			}
+			fmt.Println()
+		}
 	}
 }

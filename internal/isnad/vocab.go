@@ -10,7 +10,7 @@ var terms = map[string]bool{
 	"اخبرنا": true, "اخبرني": true, "اخبرناه": true, "اخبرنيه": true, "اخبرتنا": true, "اخبرتني": true,
 	"انبانا": true, "انباني": true, "نبانا": true, "انباناه": true,
 	"ثنا": true, "نا": true,
-	"عن": true,
+	"عن":   true,
 	"سمعت": true, "سمعنا": true, "سمع": true, "سمعا": true,
 	"ان": true,
 }
@@ -23,7 +23,7 @@ var connectors = map[string]bool{
 	"يحدث": true, "يحدثه": true, "يحدثان": true, "تحدث": true, "يخبر": true,
 	"انه": true, "انها": true, "انهما": true, "انهم": true,
 	"كلاهما": true, "كلاهم": true, "كلهم": true, "جميعا": true, "ثلاثتهم": true, "كلتاهما": true,
-	"ثم": true,
+	"ثم":   true,
 	"حدثه": true, "حدثهم": true, "حدثها": true, "اخبره": true, "اخبرهم": true, "اخبرها": true,
 	"حدثهما": true, "اخبرهما": true, "اخبراه": true, "حدثاه": true,
 }

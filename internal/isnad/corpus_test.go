@@ -1,0 +1,94 @@
+package isnad
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/search"
+)
+
+var collections = []string{"abudawud", "bukhari", "muslim", "tirmidhi", "nasai", "ibnmajah", "malik", "nawawi", "qudsi", "dehlawi"}
+
+// TestCorpusFigures is the one-off measurement over the ten Arabic collections (skipped
+// unless ATHAR_CORPUS names the directory holding ara-*.json.gz): how many hadiths get a
+// route, how many routes and links, how many chains are given by reference.
+func TestCorpusFigures(t *testing.T) {
+	if corpusDir() == "" {
+		t.Skip("ATHAR_CORPUS not set")
+	}
+	fmt.Printf("| collection | hadiths | with a route | routes | links | to the Prophet | by reference | µs/hadith |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	var all [7]int
+	var allDur time.Duration
+	for _, c := range collections {
+		texts := loadEdition(t, "ara-"+c)
+		var n, withRoute, routes, links, prophet, ref int
+		start := time.Now()
+		for _, text := range texts {
+			is := Segment(text)
+			n++
+			if len(is.Routes) > 0 {
+				withRoute++
+			}
+			routes += len(is.Routes)
+			links += is.Links()
+			for _, r := range is.Routes {
+				if !r.Prophet.Empty() {
+					prophet++
+					break
+				}
+			}
+			if is.Ref != nil {
+				ref++
+			}
+		}
+		d := time.Since(start)
+		allDur += d
+		fmt.Printf("| %s | %d | %d (%.1f%%) | %d | %d | %d | %d | %.0f |\n", c, n, withRoute, 100*float64(withRoute)/float64(n), routes, links, prophet, ref, float64(d.Microseconds())/float64(n))
+		for i, v := range []int{n, withRoute, routes, links, prophet, ref} {
+			all[i] += v
+		}
+	}
+	fmt.Printf("| all | %d | %d (%.1f%%) | %d | %d | %d | %d | %.0f |\n", all[0], all[1], 100*float64(all[1])/float64(all[0]), all[2], all[3], all[4], all[5], float64(allDur.Microseconds())/float64(all[0]))
+}
+
+// TestTopNames lists the most frequent written names (folded), to choose the built-in
+// table's entries (ISNAD_TOP=1).
+func TestTopNames(t *testing.T) {
+	if corpusDir() == "" || os.Getenv("ISNAD_TOP") == "" {
+		t.Skip("ATHAR_CORPUS or ISNAD_TOP not set")
+	}
+	last := map[string]int{}
+	anyl := map[string]int{}
+	for _, c := range collections {
+		for _, text := range loadEdition(t, "ara-"+c) {
+			is := Segment(text)
+			for _, r := range is.Routes {
+				for i, l := range r.Links {
+					k := search.Normalize(l.Name.Text)
+					anyl[k]++
+					if i == len(r.Links)-1 {
+						last[k]++
+					}
+				}
+			}
+		}
+	}
+	for _, m := range []map[string]int{last, anyl} {
+		type kv struct {
+			k string
+			v int
+		}
+		var kvs []kv
+		for k, v := range m {
+			kvs = append(kvs, kv{k, v})
+		}
+		sort.Slice(kvs, func(i, j int) bool { return kvs[i].v > kvs[j].v })
+		for i := 0; i < 120 && i < len(kvs); i++ {
+			fmt.Printf("%d\t%s\n", kvs[i].v, kvs[i].k)
+		}
+		fmt.Println("----")
+	}
+}
