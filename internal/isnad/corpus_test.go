@@ -92,3 +92,87 @@ func TestTopNames(t *testing.T) {
 		fmt.Println("----")
 	}
 }
+
+// TestOpeningCoverage measures NarratorOfRecord over the ten English collections and, with
+// ISNAD_MISSES=n, prints n openings it does not cover per collection.
+func TestOpeningCoverage(t *testing.T) {
+	if corpusDir() == "" {
+		t.Skip("ATHAR_CORPUS not set")
+	}
+	misses := 0
+	fmt.Sscan(os.Getenv("ISNAD_MISSES"), &misses)
+	r := NewResolver()
+	fmt.Printf("| collection | hadiths | narrator found | resolved to a known person |\n|---|---:|---:|---:|\n")
+	for _, c := range collections {
+		texts := loadEdition(t, "eng-"+c)
+		keys := make([]int, 0, len(texts))
+		for k := range texts {
+			keys = append(keys, k)
+		}
+		sort.Ints(keys)
+		var n, found, resolved, shown int
+		for _, k := range keys {
+			text := texts[k]
+			n++
+			name, _, _, ok := NarratorOfRecord(text)
+			if ok {
+				found++
+				if r.Resolve(name).ID != "" {
+					resolved++
+				}
+			} else if shown < misses {
+				shown++
+				rs := []rune(text)
+				if len(rs) > 110 {
+					rs = rs[:110]
+				}
+				fmt.Printf("  MISS %s:%d %s\n", c, k, string(rs))
+			}
+		}
+		fmt.Printf("| %s | %d | %d (%.1f%%) | %d (%.1f%%) |\n", c, n, found, pct(found, n), resolved, pct(resolved, n))
+	}
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+// TestOpeningNames prints the most frequent unresolved narrator names and a sample of the
+// names found (ISNAD_NAMES=1).
+func TestOpeningNames(t *testing.T) {
+	if corpusDir() == "" || os.Getenv("ISNAD_NAMES") == "" {
+		t.Skip("ATHAR_CORPUS or ISNAD_NAMES not set")
+	}
+	r := NewResolver()
+	un := map[string]int{}
+	for _, c := range collections {
+		i := 0
+		for _, text := range loadEdition(t, "eng-"+c) {
+			name, _, _, ok := NarratorOfRecord(text)
+			if !ok {
+				continue
+			}
+			if i++; i%400 == 0 {
+				fmt.Printf("  SAMPLE %s: %q <- %.60s\n", c, name, text)
+			}
+			if r.Resolve(name).ID == "" {
+				un[LatinKey(name)+" | "+name]++
+			}
+		}
+	}
+	type kv struct {
+		k string
+		v int
+	}
+	var kvs []kv
+	for k, v := range un {
+		kvs = append(kvs, kv{k, v})
+	}
+	sort.Slice(kvs, func(i, j int) bool { return kvs[i].v > kvs[j].v })
+	for i := 0; i < 90 && i < len(kvs); i++ {
+		fmt.Printf("%d\t%s\n", kvs[i].v, kvs[i].k)
+	}
+}

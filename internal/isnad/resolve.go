@@ -197,7 +197,7 @@ func ArabicKey(s string) string {
 // letters, y/i, ee/i, oo/u, a final h).
 func LatinKey(s string) string {
 	words := strings.Fields(search.Normalize(s))
-	out := words[:0]
+	out := make([]string, 0, len(words)+2)
 	for _, w := range words {
 		switch w {
 		case "b", "bin", "ibn", "bn", "son":
