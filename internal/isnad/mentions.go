@@ -128,7 +128,7 @@ func (r *Resolver) arabicMentions(text string) []Mention {
 			ws = append(ws, word{t.start, t.end, t.bs, t.be})
 		}
 	}
-	return r.matchWords(text, ws, func(k string, n int) []athar.ID {
+	return r.matchWords(text, ws, arabicParticle, func(k string, n int) []athar.ID {
 		key := ArabicKey(k)
 		if n == 1 && key != "النبي" && !(strings.HasPrefix(key, "ال") && strings.HasSuffix(key, "ي")) {
 			return nil
@@ -144,7 +144,7 @@ func (r *Resolver) latinMentions(text string) []Mention {
 	inWord := false
 	var cur word
 	for bi, c := range text {
-		isW := unicode.IsLetter(c) || unicode.IsMark(c) || c == '\'' || c == '`' || c == '‘' || c == '’' || c == '-' || c == 'ʿ' || c == 'ʾ' || (c == '.' && inWord && bi-cur.bs == 1)
+		isW := (unicode.IsLetter(c) || unicode.IsMark(c)) && c < 0x0370 || c == '\'' || c == '`' || c == '‘' || c == '’' || c == '-' || c == 'ʿ' || c == 'ʾ' || (c == '.' && inWord && bi-cur.bs == 1)
 		if isW && !inWord {
 			cur = word{start: ri, bs: bi}
 			inWord = true
@@ -159,7 +159,7 @@ func (r *Resolver) latinMentions(text string) []Mention {
 		cur.end, cur.be = ri, len(text)
 		ws = append(ws, cur)
 	}
-	return r.matchWords(text, ws, func(k string, n int) []athar.ID {
+	return r.matchWords(text, ws, latinParticle, func(k string, n int) []athar.ID {
 		first, _ := utf8.DecodeRuneInString(strings.TrimLeft(k, "'`‘’ʿʾ"))
 		if !unicode.IsUpper(first) {
 			return nil
@@ -172,12 +172,24 @@ func (r *Resolver) latinMentions(text string) []Mention {
 	})
 }
 
-func (r *Resolver) matchWords(text string, ws []word, look func(string, int) []athar.ID) []Mention {
+// matchWords matches names on runs of up to six words separated by spaces only. A match
+// that is part of a longer name (a particle such as بن / ibn / Abu before it, or بن / ibn
+// after it) is not taken: "Malik" in "Ka'b bin Malik" is not Malik ibn Anas.
+func (r *Resolver) matchWords(text string, ws []word, particle func(string) bool, look func(string, int) []athar.ID) []Mention {
 	var out []Mention
 	for i := 0; i < len(ws); {
 		matched := false
 		for n := 6; n >= 1; n-- {
-			if i+n > len(ws) {
+			if i+n > len(ws) || !spaced(text, ws[i:i+n]) {
+				continue
+			}
+			if lead := text[ws[i].bs:ws[i].be]; midParticle(lead) {
+				break
+			}
+			if i > 0 && spaced(text, ws[i-1:i+1]) && particle(text[ws[i-1].bs:ws[i-1].be]) {
+				break
+			}
+			if i+n < len(ws) && spaced(text, ws[i+n-1:i+n+1]) && particle(text[ws[i+n].bs:ws[i+n].be]) {
 				continue
 			}
 			s := text[ws[i].bs:ws[i+n-1].be]
@@ -195,4 +207,43 @@ func (r *Resolver) matchWords(text string, ws []word, look func(string, int) []a
 		}
 	}
 	return out
+}
+
+// spaced reports whether the words are separated by white space only.
+func spaced(text string, ws []word) bool {
+	for k := 0; k+1 < len(ws); k++ {
+		if strings.TrimSpace(text[ws[k].be:ws[k+1].bs]) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func arabicParticle(w string) bool {
+	switch ArabicKey(w) {
+	case "بن", "ابن", "بنت", "ابو", "ابي", "ابا", "ام":
+		return true
+	}
+	return false
+}
+
+func latinParticle(w string) bool {
+	switch strings.ToLower(w) {
+	case "bin", "ibn", "b.", "b", "bint", "abu", "abi", "umm", "son", "daughter":
+		return true
+	}
+	return false
+}
+
+// midParticle: a word that continues a name and cannot start one (بن, bin, b.).
+func midParticle(w string) bool {
+	switch ArabicKey(w) {
+	case "بن", "بنت":
+		return true
+	}
+	switch w {
+	case "bin", "b.", "b", "bint":
+		return true
+	}
+	return false
 }

@@ -186,7 +186,10 @@ func ArabicKey(s string) string {
 				words[i] = "ابو"
 			}
 		case "ابن":
-			words[i] = "بن"
+			if i > 0 {
+				words[i] = "بن"
+			}
+
 		}
 	}
 	return strings.Join(words, " ")

@@ -628,6 +628,11 @@ func (s *segmenter) refPhrase(i int) (*Reference, int) {
 		if n == "الاسناد" || n == "الحديث" || n == "الاسنادين" {
 			kind, end = "isnad", i+2
 		}
+	case "باسناد", "وباسناده":
+		if s.word(i+1) == "" {
+			return nil, i
+		}
+		kind, end = "isnad", i+2
 	case "باسناده", "باسنادهما", "باسنادها", "باسنادهم", "باسنادهن", "بالاسناد", "باسنادهما،":
 		kind = "isnad"
 	case "مثله", "بمثله", "مثلها", "بمثلها", "بمثل", "مثل":
