@@ -203,10 +203,40 @@ func (s *segmenter) run() {
 			}
 		}
 		if ref, j := s.refPhrase(i); ref != nil && s.cur != nil {
+			k := j
+			for k < len(s.toks) && s.toks[k].kind == tComma {
+				k++
+			}
+			if ok, _ := isTerm(s.word(k)); ok {
+				i = k // "بِمَعْنَاهُ أَنَّ اللَّيْثَ حَدَّثَهُمْ": the chain goes on
+				continue
+			}
 			s.out.Ref = ref
 			i = j
 			matn = i
 			break
+		}
+		if (sk == "قال" || sk == "وقال") && (s.cur == nil || len(s.cur.Links) == 0) {
+			// a chain given without the compiler's own link (Bukhari's ta'liq):
+			// "قَالَ أَبُو عَبْدِ اللَّهِ وَقَالَ اللَّيْثُ حَدَّثَنِي يُونُسُ"
+			if s.word(i+1) == "ابو" && s.word(i+2) == "عبد" && s.word(i+3) == "الله" {
+				i += 4
+				continue
+			}
+			if e := s.nameEnd(i + 1); e > i+1 {
+				k := e
+				for k < len(s.toks) && s.toks[k].kind == tComma {
+					k++
+				}
+				if ok, _ := isTerm(s.word(k)); ok {
+					if s.cur == nil {
+						s.newRoute()
+					}
+					s.addLink(Link{Name: s.span(i+1, e), Term: s.span(i, i+1)})
+					i = k
+					continue
+				}
+			}
 		}
 		matn = i
 		if j, ok := s.nextRoute(i); ok {
@@ -353,7 +383,7 @@ func (s *segmenter) nameEnd(i int) int {
 			if ok, _ := isTerm(t.sk); ok {
 				break
 			}
-			if t.sk == "ح" || isConnector(t.sk) || isHonorific(t.sk) || isGlossWord(t.sk) || t.sk == "صلي" || isRefStart(t.sk) || t.sk == "واللفظ" {
+			if t.sk == "ح" || isConnector(t.sk) || s.honorific(j) || isGlossWord(t.sk) || t.sk == "صلي" || isRefStart(t.sk) || t.sk == "واللفظ" {
 				break
 			}
 			if strings.HasPrefix(t.sk, "و") && len(t.sk) > 2 && !startsNameWord(t.sk) && j > i {
@@ -409,7 +439,7 @@ func (s *segmenter) afterName(j int) int {
 				j = s.gloss(j+1, len(s.cur.Links)-1, -1)
 				continue
 			}
-			if isHonorific(t.sk) {
+			if s.honorific(j) {
 				j = s.skipHonorific(j)
 				continue
 			}
@@ -476,7 +506,7 @@ func (s *segmenter) parallel(j int) (int, bool) {
 		return 0, false
 	}
 	ok, _ := isTerm(w)
-	if !ok && !isConnector(w) && !(strings.HasPrefix(w, "و") && len(w) > 2) {
+	if ref, _ := s.refPhrase(k); !ok && !isConnector(w) && !(strings.HasPrefix(w, "و") && len(w) > 2) && ref == nil {
 		return 0, false
 	}
 	if w == "انه" || w == "انها" {
@@ -498,7 +528,7 @@ func (s *segmenter) dashGroup(j, li int) (int, bool) {
 	if isGlossWord(w) && li >= 0 {
 		return s.gloss(j+2, li, j), true
 	}
-	if isHonorific(w) {
+	if s.honorific(j + 1) {
 		k := s.skipHonorific(j + 1)
 		if k < len(s.toks) && s.toks[k].kind == tDash {
 			k++
@@ -529,7 +559,7 @@ func (s *segmenter) gloss(j, li, dash int) int {
 		if ok, _ := isTerm(t.sk); ok {
 			break
 		}
-		if isConnector(t.sk) || isHonorific(t.sk) || t.sk == "ح" {
+		if isConnector(t.sk) || s.honorific(k) || t.sk == "ح" {
 			break
 		}
 		k++
@@ -748,4 +778,13 @@ func (s *segmenter) apposition(j int) (int, bool) {
 		l.Gloss = s.span(j, k)
 	}
 	return k, true
+}
+
+// honorific reports whether an honorific formula starts at token j: رضي الله عنه, عليه السلام.
+func (s *segmenter) honorific(j int) bool {
+	w := s.word(j)
+	if isHonorific(w) {
+		return true
+	}
+	return (w == "عليه" || w == "عليها" || w == "عليهما") && s.word(j+1) == "السلام"
 }
