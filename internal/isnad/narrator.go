@@ -34,6 +34,9 @@ var (
 	fromName  = regexp.MustCompile(`(?:\bfrom|\bthat|\bheard)[ \t]+` + name)
 )
 
+// fromChain continues an opening that gives a chain: ": from Abu Tamimah", ", from Jabir".
+var fromChain = regexp.MustCompile(`^(?:[ \t]*(?:\([^)]{0,60}\)|narrated|reported|[:,]))*[ \t]*from[ \t]+` + name)
+
 // skipName: what the name pattern may catch that is no narrator.
 var notNames = map[string]bool{
 	"The": true, "A": true, "He": true, "She": true, "They": true, "We": true, "I": true, "This": true, "That": true,
@@ -74,6 +77,20 @@ func NarratorOfRecord(english string) (name string, start, end int, ok bool) {
 			continue
 		}
 		e = s + len(n)
+		// "Khalid narrated from Dawud bin Abi Hind, from Abu Az-Zubair, from Jabir, who
+		// said": the narrator of record is the last of the chain the opening gives.
+		for {
+			fm := fromChain.FindStringSubmatchIndex(english[e:min(len(english), e+200)])
+			if fm == nil {
+				break
+			}
+			fn := cleanName(english[e+fm[2] : e+fm[3]])
+			if fn == "" || notNames[fn] {
+				break
+			}
+			s, n = e+fm[2], fn
+			e = s + len(fn)
+		}
 		return n, utf8.RuneCountInString(english[:s]), utf8.RuneCountInString(english[:e]), true
 	}
 	return "", 0, 0, false

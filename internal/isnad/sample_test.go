@@ -62,8 +62,8 @@ func TestWriteSample(t *testing.T) {
 		a, e := ara[col][n], eng[col][n]
 		is := Segment(a)
 		cut := is.MatnStart + 60
-		if cut < 200 {
-			cut = 200
+		if cut < 350 {
+			cut = 350
 		}
 		it := sampleItem{Collection: col, Number: n, Arabic: runePrefix(a, cut), English: runePrefix(e, 160)}
 		res := r.ResolveIsnad(is)

@@ -155,7 +155,7 @@ func (s *segmenter) run() {
 			continue
 		}
 		if term, prefixed := isTerm(sk); term {
-			if prefixed && strings.HasPrefix(sk, "و") && s.cur != nil && len(s.cur.Links) > 0 && !isAn(strip(sk)) && strip(sk) != "عن" {
+			if prefixed && strings.HasPrefix(sk, "و") && s.cur != nil && len(s.cur.Links) > 0 && !isAn(strip(sk)) && strip(sk) != "عن" && !s.afterConnector(i) {
 				s.newRoute() // وحدثنا after a chain: another route
 			}
 			if s.cur == nil {
@@ -332,7 +332,12 @@ func (s *segmenter) afterTerm(termTok, i int) (int, bool) {
 		s.out.Ref = ref
 		return j, true
 	}
-	if isConnector(w) || isNonName(w) || isAn(termSk(s.toks[termTok].sk)) && !s.plausibleAfterAn(i) {
+	if w == "بذلك" || w == "به" {
+		i++ // "حَدَّثَنَا بِذَلِكَ الْحَسَنُ ..."
+		w = s.word(i)
+	}
+	an := isAn(termSk(s.toks[termTok].sk))
+	if isConnector(w) || an && (isNonName(w) || !s.plausibleAfterAn(i)) {
 		return -1, false
 	}
 	j := s.nameEnd(i)
@@ -344,25 +349,37 @@ func (s *segmenter) afterTerm(termTok, i int) (int, bool) {
 	return s.afterName(j), false
 }
 
-// plausibleAfterAn: after أنّ, a name is followed by a comma, a term or قال; common nouns
-// ("أَنَّ رَجُلاً") are not.
+// plausibleAfterAn: after أنّ, a narrator is followed (past a comma, an honorific or a
+// description) by a term or a connector: "أَنَّ أَبَا عَيَّاشٍ، أَخْبَرَهُ", "أَنَّ أَنَسًا،
+// حَدَّثَهُمْ". "أَنَّ طَارِقَ بْنَ سُوَيْدٍ، سَأَلَ" and "أَنَّ رَجُلاً" are the matn.
 func (s *segmenter) plausibleAfterAn(i int) bool {
 	j := s.nameEnd(i)
-	if j == i || j-i > 6 {
+	if j == i || j-i > 7 {
 		return false
 	}
-	if j >= len(s.toks) {
-		return false
-	}
-	t := s.toks[j]
-	switch t.kind {
-	case tComma, tDash:
-		return true
-	case tWord:
-		if ok, _ := isTerm(t.sk); ok {
-			return true
+	for j < len(s.toks) {
+		t := s.toks[j]
+		switch t.kind {
+		case tComma:
+			j++
+			continue
+		case tDash:
+			if k, ok := s.dashGroup(j, -1); ok {
+				j = k
+				continue
+			}
+			return false
+		case tWord:
+			if s.honorific(j) {
+				j = s.skipHonorific(j)
+				continue
+			}
+			if ok, _ := isTerm(t.sk); ok {
+				return true
+			}
+			return isConnector(t.sk) || descriptors[t.sk] || t.sk == "ح"
 		}
-		return isConnector(t.sk) || isHonorific(t.sk)
+		return false
 	}
 	return false
 }
@@ -498,7 +515,13 @@ func (s *segmenter) parallel(j int) (int, bool) {
 		return 0, false
 	}
 	k := end
-	for k < len(s.toks) && s.toks[k].kind == tComma {
+	for k < len(s.toks) && (s.toks[k].kind == tComma || s.toks[k].kind == tDash) {
+		if s.toks[k].kind == tDash {
+			if m, ok := s.dashGroup(k, -1); ok {
+				k = m
+				continue
+			}
+		}
 		k++
 	}
 	w := s.word(k)
@@ -738,10 +761,10 @@ func (s *segmenter) apposition(j int) (int, bool) {
 	if w == "" || s.cur == nil || len(s.cur.Links) == 0 {
 		return 0, false
 	}
-	if ok, _ := isTerm(w); ok || isConnector(w) || isGlossWord(w) || w == "ح" || isHonorific(w) || strings.HasPrefix(w, "و") {
+	if ok, _ := isTerm(w); ok || isConnector(w) || isGlossWord(w) || w == "ح" || isHonorific(w) || strings.HasPrefix(w, "و") && !startsNameWord(w) {
 		return 0, false
 	}
-	hasBin := descriptors[w]
+	hasBin := descriptors[w] || kinTerm(ArabicKey(s.cur.Links[len(s.cur.Links)-1].Name.Text))
 	k := j
 	for k < len(s.toks) && k-j < 10 {
 		t := s.toks[k]
@@ -787,4 +810,25 @@ func (s *segmenter) honorific(j int) bool {
 		return true
 	}
 	return (w == "عليه" || w == "عليها" || w == "عليهما") && s.word(j+1) == "السلام"
+}
+
+// afterConnector reports whether the word before token i is a connector (قال), so that a
+// term with و continues the chain rather than starting a route: "قَالَ وَأَخْبَرَنَا".
+func (s *segmenter) afterConnector(i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		if s.toks[j].kind == tWord {
+			return isConnector(s.toks[j].sk)
+		}
+	}
+	return false
+}
+
+// kinTerm: a link written as a kinship term ("عَنْ أَبِيهِ"), which the text may name next:
+// "عَنْ أَبِيهِ، وَائِلٍ الْحَضْرَمِيِّ".
+func kinTerm(key string) bool {
+	switch key {
+	case "ابيه", "جده", "عمه", "امه", "اخيه", "ابي", "جدي", "عمي", "امي", "خاله", "جدته", "عمته", "خالته", "مولاه":
+		return true
+	}
+	return false
 }
