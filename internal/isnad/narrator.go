@@ -16,7 +16,7 @@ const name = `(` + nameWord + `(?:[ \t]+` + nameWord + `){0,7})`
 // tried; the counts over the ten eng-* collections are in docs/corpus.md.
 var openings = []*regexp.Regexp{
 	// Bukhari, Abu Dawud, Tirmidhi: "Narrated 'Umar bin Al-Khattab:"
-	regexp.MustCompile(`^Narrated[ \t]+` + name + `[ \t]*(?:\(|:|,|that|who)`),
+	regexp.MustCompile(`^Narrated[ \t]+` + name + `[ \t]*(?:\(|:|,|that|who|from)`),
 	// Nawawi, Qudsi: "On the authority of Abu Hurayrah (may Allah be pleased with him)"
 	regexp.MustCompile(`^(?:Also[ \t]+)?[Oo]n the authority of[ \t]+` + name),
 	// Muslim: "It has been narrated on the authority of ...", "This hadith has been narrated on the authority of Ibn Umar through ..."

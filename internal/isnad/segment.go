@@ -173,6 +173,18 @@ func (s *segmenter) run() {
 				break
 			}
 			i = j
+			if ended && s.cur != nil && !s.cur.Prophet.Empty() {
+				// "... عَنِ النَّبِيِّ صلى الله عليه وسلم ‏.‏ حَدَّثَنَا بِذَلِكَ ...": another route
+				k := i
+				for k < len(s.toks) && (s.toks[k].kind == tStop || s.toks[k].kind == tComma) {
+					k++
+				}
+				if ok, _ := isTerm(s.word(k)); ok && s.word(k) != "ان" && s.word(k) != "عن" {
+					s.newRoute()
+					i = k
+					continue
+				}
+			}
 			if ended {
 				matn = i
 				if k, ok := s.nextRoute(i); ok {
@@ -182,6 +194,15 @@ func (s *segmenter) run() {
 				break
 			}
 			continue
+		}
+		if (sk == "روي" || sk == "وروي") && s.word(i+1) == "هذا" && s.word(i+2) == "الحديث" {
+			// "وَرَوَى هَذَا الْحَدِيثَ أَبُو الزِّنَادِ، عَنْ ...": a route named in passing
+			if e := s.nameEnd(i + 3); e > i+3 {
+				s.newRoute()
+				s.addLink(Link{Name: s.span(i+3, e), Term: s.span(i, i+1)})
+				i = s.afterName(e)
+				continue
+			}
 		}
 		if isConnector(sk) {
 			j := i
@@ -334,10 +355,17 @@ func (s *segmenter) afterTerm(termTok, i int) (int, bool) {
 	}
 	if w == "بذلك" || w == "به" {
 		i++ // "حَدَّثَنَا بِذَلِكَ الْحَسَنُ ..."
+		for i < len(s.toks) && s.toks[i].kind == tComma {
+			i++
+		}
 		w = s.word(i)
 	}
-	an := isAn(termSk(s.toks[termTok].sk))
-	if isConnector(w) || an && (isNonName(w) || !s.plausibleAfterAn(i)) {
+	ts := termSk(s.toks[termTok].sk)
+	an := isAn(ts)
+	heard := ts == "سمعت" || ts == "سمع" || ts == "سمعا" || ts == "سمعنا"
+	// after أنّ and سمعت a name is a link only when the chain goes on after it: "سَمِعْتُ
+	// ابْنَ عَبَّاسٍ، يَقُولُ" is, "سَمِعْتُ هِشَامَ بْنَ حَكِيمٍ يَقْرَأُ" is the matn.
+	if isConnector(w) || (an || heard) && (isNonName(w) || !s.plausibleAfterAn(i)) {
 		return -1, false
 	}
 	j := s.nameEnd(i)
@@ -377,7 +405,7 @@ func (s *segmenter) plausibleAfterAn(i int) bool {
 			if ok, _ := isTerm(t.sk); ok {
 				return true
 			}
-			return isConnector(t.sk) || descriptors[t.sk] || t.sk == "ح"
+			return isConnector(t.sk) || descriptors[t.sk] || t.sk == "ح" || strings.HasPrefix(t.sk, "و") && len(t.sk) > 2
 		}
 		return false
 	}

@@ -32,7 +32,7 @@ var connectors = map[string]bool{
 var descriptors = map[string]bool{
 	"مولي": true, "زوج": true, "زوجه": true, "صاحب": true, "اخو": true, "اخي": true, "اخا": true,
 	"ابن": true, "بنت": true, "ام": true, "خادم": true, "امراه": true, "عم": true, "خال": true,
-	"جد": true, "جده": true, "قاضي": true, "يقال": true, "امير": true, "رضيع": true, "ختن": true, "حليف": true,
+	"جد": true, "جده": true, "قاضي": true, "يقال": true, "من": true, "امير": true, "رضيع": true, "ختن": true, "حليف": true,
 }
 
 // isTerm reports whether the folded word is a transmission term, possibly with a leading
