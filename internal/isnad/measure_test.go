@@ -37,8 +37,8 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func loadSample(t testing.TB) []sampleItem {
-	b, err := os.ReadFile("testdata/sample.json")
+func loadSample(t testing.TB, file string) []sampleItem {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +79,10 @@ func expectedSpans(t testing.TB, it sampleItem) ([]span, []sampleLink) {
 	return spans, links
 }
 
-func measureSample(t testing.TB) map[string]*figures {
+func measureSample(t testing.TB, file string) map[string]*figures {
 	r := NewResolver()
 	out := map[string]*figures{}
-	for _, it := range loadSample(t) {
+	for _, it := range loadSample(t, file) {
 		f := out[it.Collection]
 		if f == nil {
 			f = &figures{}
@@ -181,8 +181,26 @@ var published = map[string][5]float64{
 	"all":      {1.000, 0.997, 0.661, 1.000, 1.000},
 }
 
-func TestSampleFigures(t *testing.T) {
-	got := measureSample(t)
+// The two hand-checked samples: testdata/sample.json (70 hadiths) was read while the
+// extractor was being written and its errors fixed, so its figures are optimistic;
+// testdata/heldout.json (42 hadiths) was checked after the code was frozen and not tuned
+// on: its figures are the honest estimate.
+func TestSampleFigures(t *testing.T)  { checkFigures(t, "testdata/sample.json", published) }
+func TestHeldoutFigures(t *testing.T) { checkFigures(t, "testdata/heldout.json", publishedHeldout) }
+
+var publishedHeldout = map[string][5]float64{
+	"abudawud": {1.000, 0.937, 1.000, 0.833, 0.961},
+	"bukhari":  {0.968, 0.968, 0.500, 1.000, 1.000},
+	"ibnmajah": {1.000, 0.918, 0.666, 1.000, 1.000},
+	"malik":    {1.000, 1.000, 0.500, 1.000, 1.000},
+	"muslim":   {1.000, 1.000, 0.333, 1.000, 1.000},
+	"nasai":    {1.000, 0.829, 0.333, 1.000, 1.000},
+	"tirmidhi": {1.000, 1.000, 1.000, 1.000, 1.000},
+	"all":      {0.995, 0.944, 0.619, 0.961, 0.993},
+}
+
+func checkFigures(t *testing.T, file string, published map[string][5]float64) {
+	got := measureSample(t, file)
 	var cols []string
 	for c := range got {
 		cols = append(cols, c)
