@@ -102,6 +102,12 @@ func TestOpeningCoverage(t *testing.T) {
 	misses := 0
 	fmt.Sscan(os.Getenv("ISNAD_MISSES"), &misses)
 	r := NewResolver()
+	kinds := map[string]int{}
+	defer func() {
+		for _, k := range openingKinds {
+			fmt.Printf("| %s | %d |\n", k, kinds[k])
+		}
+	}()
 	fmt.Printf("| collection | hadiths | narrator found | resolved to a known person |\n|---|---:|---:|---:|\n")
 	for _, c := range collections {
 		texts := loadEdition(t, "eng-"+c)
@@ -114,8 +120,9 @@ func TestOpeningCoverage(t *testing.T) {
 		for _, k := range keys {
 			text := texts[k]
 			n++
-			name, _, _, ok := NarratorOfRecord(text)
+			name, _, _, kind, ok := narratorOfRecord(text)
 			if ok {
+				kinds[openingKinds[kind]]++
 				found++
 				if r.Resolve(name).ID != "" {
 					resolved++

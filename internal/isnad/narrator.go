@@ -50,6 +50,15 @@ var notNames = map[string]bool{
 // "... reported:", "On the authority of ...") and returns the name as written with its
 // code-point offsets in english. ok is false when the opening names no narrator.
 func NarratorOfRecord(english string) (name string, start, end int, ok bool) {
+	name, start, end, _, ok = narratorOfRecord(english)
+	return
+}
+
+// openingKinds name the patterns, for the coverage counts: openings[i] is
+// openingKinds[i]; the Muwatta's chains are "related to me".
+var openingKinds = []string{"Narrated X:", "On the authority of X", "It/This hadith has been narrated on the authority of X", "It was narrated that/from X", "X reported/narrated/said", "related to me from ... X"}
+
+func narratorOfRecord(english string) (name string, start, end, kind int, ok bool) {
 	head := english
 	if len(head) > 600 {
 		head = head[:600]
@@ -64,9 +73,10 @@ func NarratorOfRecord(english string) (name string, start, end int, ok bool) {
 	}
 	body := head[lead:]
 	if relatedTo.MatchString(body) {
-		return muwattaNarrator(english, lead, body)
+		name, start, end, ok = muwattaNarrator(english, lead, body)
+		return name, start, end, len(openings), ok
 	}
-	for _, re := range openings {
+	for kind, re := range openings {
 		m := re.FindStringSubmatchIndex(body)
 		if m == nil {
 			continue
@@ -91,9 +101,9 @@ func NarratorOfRecord(english string) (name string, start, end int, ok bool) {
 			s, n = e+fm[2], fn
 			e = s + len(fn)
 		}
-		return n, utf8.RuneCountInString(english[:s]), utf8.RuneCountInString(english[:e]), true
+		return n, utf8.RuneCountInString(english[:s]), utf8.RuneCountInString(english[:e]), kind, true
 	}
-	return "", 0, 0, false
+	return "", 0, 0, -1, false
 }
 
 // muwattaNarrator takes the last "from X" / "that X" of a Muwatta opening's chain, up to
