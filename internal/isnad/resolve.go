@@ -425,3 +425,75 @@ func (r *Resolver) ResolveIsnad(is Isnad) [][]Resolution {
 	}
 	return out
 }
+
+// ResolveHadith resolves a hadith's routes and its narrator of record together, each
+// helping the other where it alone is not enough:
+//   - an English narrator of record that does not resolve by itself ("Narrated 'Abdullah")
+//     is taken to be the person every route's last link resolved to, when all routes agree
+//     and the English name is the start of one of that person's names (Ibn Mas'ud is
+//     "'Abdullah bin Mas'ud");
+//   - a route's unresolved last link is taken to be the narrator of record when its name is
+//     the start of one of the narrator's Arabic names ("عَبْدِ اللَّهِ" for عبد الله بن مسعود).
+//
+// narrator is the name NarratorOfRecord gave ("" when none).
+func (r *Resolver) ResolveHadith(is Isnad, narrator string) ([][]Resolution, Resolution) {
+	links := r.ResolveIsnad(is)
+	var nar Resolution
+	if narrator != "" {
+		nar = r.Resolve(narrator)
+	}
+	var last athar.ID
+	agree := true
+	for i, rt := range is.Routes {
+		j := lastChain(rt)
+		if j < 0 {
+			continue
+		}
+		id := links[i][j].ID
+		if id == "" || (last != "" && id != last) {
+			agree = false
+			continue
+		}
+		last = id
+	}
+	if nar.ID == "" && narrator != "" && agree && last != "" {
+		p := r.people[last]
+		k := LatinKey(trimLatinName(narrator))
+		for _, n := range append([]string{p.Name}, p.Aliases...) {
+			if isArabicScript(n) {
+				continue
+			}
+			if nk := LatinKey(n); nk == k || strings.HasPrefix(nk, k+" ") {
+				nar = Resolution{ID: last, Key: k, By: "chain"}
+				break
+			}
+		}
+	}
+	if nar.ID != "" {
+		p := r.people[nar.ID]
+		for i, rt := range is.Routes {
+			j := lastChain(rt)
+			if j < 0 || links[i][j].ID != "" {
+				continue
+			}
+			k := ArabicKey(rt.Links[j].Name.Text)
+			for _, a := range p.Arabic {
+				ak := ArabicKey(strings.TrimPrefix(a, "@"))
+				if ak == k || strings.HasPrefix(ak, k+" ") {
+					links[i][j] = Resolution{ID: nar.ID, Key: k, By: "narrator"}
+					break
+				}
+			}
+		}
+	}
+	return links, nar
+}
+
+func lastChain(rt Route) int {
+	for j := len(rt.Links) - 1; j >= 0; j-- {
+		if !rt.Links[j].Parallel {
+			return j
+		}
+	}
+	return -1
+}

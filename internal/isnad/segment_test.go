@@ -153,3 +153,25 @@ func BenchmarkExtract(b *testing.B) {
 		}
 	}
 }
+
+func TestResolveHadith(t *testing.T) {
+	r := NewResolver()
+	// Bukhari's "Narrated 'Abdullah" is Ibn Mas'ud: the chain (Masruq from عبد الله) says so.
+	is := Segment("حَدَّثَنَا عُمَرُ بْنُ حَفْصٍ، حَدَّثَنَا أَبِي، حَدَّثَنَا الأَعْمَشُ، عَنْ إِبْرَاهِيمَ، عَنْ مَسْرُوقٍ، عَنْ عَبْدِ اللَّهِ، قَالَ قَالَ رَسُولُ اللَّهِ صلى الله عليه وسلم")
+	if got := r.Resolve("`Abdullah"); got.ID != "" {
+		t.Fatalf("'Abdullah alone resolved to %s; it is ambiguous", got.ID)
+	}
+	links, nar := r.ResolveHadith(is, "`Abdullah")
+	if nar.ID != "person:ibn-masud" || nar.By != "chain" {
+		t.Errorf("narrator: %+v, want person:ibn-masud by chain", nar)
+	}
+	if l := links[0][len(links[0])-1]; l.ID != "person:ibn-masud" {
+		t.Errorf("last link: %+v", l)
+	}
+	// The other way: an unresolved last link named by the narrator of record.
+	is = Segment("حَدَّثَنَا قُتَيْبَةُ، حَدَّثَنَا لَيْثٌ، عَنْ يَزِيدَ، عَنْ أَبِي الْخَيْرِ، عَنْ عُقْبَةَ بْنِ عَامِرٍ، قَالَ")
+	links, nar = r.ResolveHadith(is, "Uqbah bin Amir")
+	if nar.ID != "person:uqbah-ibn-amir" || links[0][len(links[0])-1].ID != "person:uqbah-ibn-amir" {
+		t.Errorf("got narrator %+v, last link %+v", nar, links[0][len(links[0])-1])
+	}
+}
