@@ -11,7 +11,8 @@ import (
 	"github.com/athar-hadith/athar/internal/search"
 )
 
-// Person is a known person the resolver can resolve names to.
+// Person is a known person the resolver can resolve names to. Any entity with names may
+// be given (an event, a place: its id's prefix says which); Mentions finds them all.
 type Person struct {
 	ID      athar.ID
 	Name    string   // English display name

@@ -1,19 +1,11 @@
-// Package isnad extracts the structure a hadith text gives about its transmission, without
-// touching any store: the routes of its chain of narrators segmented from the Arabic
-// (Segment), the narrator of record from the English opening (NarratorOfRecord), the
-// resolution of written names to known people (Resolver), and mentions of people and
-// Qur'an verses in either text (Mentions).
-//
-// Every offset is in Unicode code points into the text given, end exclusive, as the
-// narration format's evidence offsets are.
 package isnad
 
 import "strings"
 
 // Span is a passage of the text: as written (diacritics kept) and where it is.
 type Span struct {
-	Text       string `json:"text"`
-	Start, End int    `json:"-"`
+	Text       string
+	Start, End int // code points, end exclusive
 }
 
 // Empty reports whether the span holds nothing.
