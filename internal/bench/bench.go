@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -58,10 +59,14 @@ type Result struct {
 	Quads      int
 	AtharLoad  time.Duration // `athar load` of the generated documents, end to end
 	RawLoad    time.Duration // ApplyDeltas of the same quads in batches of 10,000
-	Queries    []Query
-	PeakRSS    int64 // the server's peak resident memory, bytes (VmHWM)
-	AnonRSS    int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
-	DiskBytes  int64 // the store's size on disk
+	// The CPU time (user + system) of each load: the load process's, and this process's
+	// during the raw load. Unlike wall time it hardly moves when other work shares the
+	// machine, so it compares the two loads' work even then.
+	AtharLoadCPU, RawLoadCPU time.Duration
+	Queries                  []Query
+	PeakRSS                  int64 // the server's peak resident memory, bytes (VmHWM)
+	AnonRSS                  int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
+	DiskBytes                int64 // the store's size on disk
 }
 
 // Run measures every size in turn.
@@ -110,11 +115,13 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 
 	storeDir := filepath.Join(base, "athar")
 	start := time.Now()
-	if out, err := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs).CombinedOutput(); err != nil {
+	load := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs)
+	if out, err := load.CombinedOutput(); err != nil {
 		return res, fmt.Errorf("athar load: %v\n%s", err, out)
 	}
 	res.AtharLoad = time.Since(start)
-	logf(cfg, "athar load: %s", res.AtharLoad)
+	res.AtharLoadCPU = load.ProcessState.UserTime() + load.ProcessState.SystemTime()
+	logf(cfg, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
 	res.DiskBytes = dirSize(storeDir)
 
 	st, err := cayleystore.Open("bbolt:"+storeDir, nil)
@@ -137,13 +144,13 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		return res, err
 	}
 	defer raw.Close()
-	start = time.Now()
+	start, cpu := time.Now(), selfCPU()
 	if err := raw.BulkLoad(quads, 10000); err != nil {
 		return res, err
 	}
-	res.RawLoad = time.Since(start)
+	res.RawLoad, res.RawLoadCPU = time.Since(start), selfCPU()-cpu
 	quads = nil
-	logf(cfg, "raw cayley load of %d quads: %s", res.Quads, res.RawLoad)
+	logf(cfg, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
 
 	addr, err := freeAddr()
 	if err != nil {
@@ -310,6 +317,15 @@ func timeIt(n int, fn, prep func() error) (Latency, error) {
 	}
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	return Latency{P50: d[len(d)/2], P99: d[(len(d)*99)/100], Runs: len(d)}, nil
+}
+
+// selfCPU returns the CPU time (user + system) this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func freeAddr() (string, error) {
