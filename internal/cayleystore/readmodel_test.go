@@ -71,7 +71,7 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 			}
 			st.Close()
 			editBolt(t, dir, func(tx *bolt.Tx) error {
-				if err := (boltTx{tx}).resetBuckets(rmBuckets...); err != nil {
+				if err := newBoltTx(tx).resetBuckets(rmBuckets...); err != nil {
 					return err
 				}
 				return tx.Bucket([]byte(pendingBucket)).Put([]byte(rmPendingKey), []byte{})
@@ -142,7 +142,7 @@ func TestCheckReadModel(t *testing.T) {
 			// A rebuild cut short makes Open rebuild it as Apply keeps it, for the next bucket.
 			st.Close()
 			editBolt(t, dir, func(tx *bolt.Tx) error {
-				if err := (boltTx{tx}).resetBuckets(rmBuckets...); err != nil {
+				if err := newBoltTx(tx).resetBuckets(rmBuckets...); err != nil {
 					return err
 				}
 				return tx.Bucket([]byte(pendingBucket)).Put([]byte(rmPendingKey), []byte{})
