@@ -10,6 +10,7 @@ import (
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/search"
 )
 
 // fragmentBomb is a document of n fragments, each spreading the previous one twice: some
@@ -181,4 +182,28 @@ func TestCostGateRoomForOverruns(t *testing.T) {
 	if r := e.do(t, request{Query: `{ predicates { name domain range align inverse description } }`}); len(r.Errors) > 0 {
 		t.Errorf("with the default room: %+v", r.Errors)
 	}
+}
+
+// TestCostReadsTheReadModelsCounts: on a large graph (here, a name index of 20,000 more
+// people, so that a whole-store scan is estimated far past the limit), a page of one
+// predicate's claims and the timeline cost what they read -- a page, the claims of the
+// timeline's predicates -- and are answered; a claims with no filter at all still costs as
+// the scan it is and is refused.
+func TestCostReadsTheReadModelsCounts(t *testing.T) {
+	e := newEnv(t, options{})
+	for i := 0; i < 20000; i++ {
+		e.index.Put(search.Doc{ID: fmt.Sprintf("person:extra-%d", i), Type: "Person", Names: []string{fmt.Sprintf("Extra %d", i)}})
+	}
+	for _, q := range []string{
+		`{ claims(predicate: "advises", first: 50) { totalCount edges { node { id } } } }`,
+		`{ claims(predicate: "advises", minAttestations: 2) { totalCount } }`,
+		`{ timeline(first: 10) { id } }`,
+		`{ chronology(first: 10) { unplaced { id } } }`,
+		`{ claims(subject: "person:abu-bakr", first: 5) { totalCount } }`,
+	} {
+		if r := e.do(t, request{Query: q}); len(r.Errors) > 0 {
+			t.Errorf("%s: %+v", q, r.Errors)
+		}
+	}
+	e.mustFail(t, request{Query: `{ claims(first: 1) { totalCount } }`}, "QUERY_TOO_COMPLEX")
 }

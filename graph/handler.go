@@ -134,7 +134,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}
-	es := costed{ExecutableSchema: generated.NewExecutableSchema(generated.Config{Resolvers: r}), index: cfg.Index}
+	es := costed{ExecutableSchema: generated.NewExecutableSchema(generated.Config{Resolvers: r}), index: cfg.Index, store: cfg.Store}
 
 	srv := handler.New(es)
 	srv.AddTransport(transport.GET{})

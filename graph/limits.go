@@ -119,18 +119,62 @@ func selectionDepth(set ast.SelectionSet, onPath map[string]bool) int {
 type costed struct {
 	graphql.ExecutableSchema
 	index *search.Index
+	store athar.Store // for the counts the read model keeps (claims per predicate)
 }
 
 const listCost = 5
 
-// scanFields are the fields whose resolvers read every claim of some predicate, or every
-// entity of some type, whatever page they return.
+// scanFields are the fields whose resolvers may read every claim of some predicate, or
+// every entity of some type, whatever page they return: readCost says how much.
 var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "Query.entities": true, "Query.gradings": true, "Query.chronology": true}
 
 // scanCost is the estimated cost of a field that scans the store: one per claim read, and
 // a store of n entities holds some 10n claims. An unfiltered claims over 5,000 entities
 // costs as much as the whole limit.
 func (c costed) scanCost() int { return 1 + 10*c.index.Len() }
+
+// readCost is what a scanField reads before it returns its page: one per claim or entity,
+// counted where the read model keeps the count. claims of one entity, of one narration or
+// of one predicate is a page of a sorted list (no more than the page); of one predicate
+// with minAttestations or minRoutes, every claim of the predicate; with no filter at all,
+// the whole store. The timeline and chronology read the claims of their five predicates
+// and every event.
+func (c costed) readCost(ctx context.Context, field string, args map[string]any) int {
+	switch field {
+	case "Query.claims":
+		if args["subject"] != nil || args["object"] != nil || args["narration"] != nil {
+			return 0
+		}
+		p, _ := args["predicate"].(string)
+		if p == "" {
+			return c.scanCost()
+		}
+		if args["minAttestations"] == nil && args["minRoutes"] == nil {
+			return 0
+		}
+		return 1 + c.claimCount(ctx, p)
+	case "Query.timeline", "Query.chronology":
+		n := 1 + c.index.LenOf(string(athar.TypeEvent))
+		for _, p := range timelinePredicates {
+			n += c.claimCount(ctx, p)
+		}
+		return n
+	}
+	return c.scanCost()
+}
+
+// claimCount is how many claims of predicate p the store holds, by the read model's count
+// (one lookup); the whole store's estimate when the store cannot say.
+func (c costed) claimCount(ctx context.Context, p string) int {
+	if c.store == nil {
+		return c.scanCost()
+	}
+	page, err := c.store.PageClaims(ctx, athar.ClaimPageQuery{Predicate: p, First: 0})
+	if err != nil {
+		return c.scanCost()
+	}
+	return page.Total
+}
 
 // walkFields traverse the graph, visiting up to maxVisited entities (a neighbourhood costs
 // by its first instead: see Complexity).
@@ -141,8 +185,8 @@ func (c costed) walkCost() int { return 1 + min(maxVisited, c.index.Len()) }
 
 func (c costed) Complexity(ctx context.Context, typeName, field string, child int, args map[string]any) (int, bool) {
 	scan := 0
-	if scanFields[typeName+"."+field] && args["subject"] == nil && args["object"] == nil && args["narration"] == nil {
-		scan = c.scanCost()
+	if scanFields[typeName+"."+field] {
+		scan = c.readCost(ctx, typeName+"."+field, args)
 	}
 	if typeName+"."+field == "Query.neighbourhood" {
 		// A ranked slice reads the edges of about first+1 entities and returns first of

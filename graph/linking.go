@@ -17,7 +17,7 @@ const (
 	// MaxParallels is the most parallels Narration.parallels returns.
 	MaxParallels = 100
 	// MaxCommonLink is the most narrations commonLink takes.
-	MaxCommonLink = 50
+	MaxCommonLink = 200
 )
 
 func (r *narrationResolver) Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error) {
@@ -243,12 +243,12 @@ func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*m
 	if err != nil {
 		return nil, err
 	}
-	routes := map[athar.ID][]athar.ID{}
+	routes := map[athar.ID][][]athar.ID{}
 	for i, n := range ns {
 		if n == nil {
 			return nil, athar.E("", athar.NotFound, "narrations: no narration %s", ids[i])
 		}
-		if routes[n.ID] = n.Route(); len(routes[n.ID]) == 0 {
+		if routes[n.ID] = n.Routes(); len(routes[n.ID]) == 0 {
 			return nil, athar.E("", athar.Invalid, "narrations: %s records no chain or narrator", n.ID)
 		}
 	}
@@ -262,12 +262,12 @@ func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*m
 	}
 	out := &model.CommonLink{Person: people[0], SharedRoute: people[1:]}
 	for i, n := range ns {
-		pos := cl.Positions[n.ID]
-		branch, err := r.persons(ctx, routes[n.ID][:pos-1])
+		pos, route := cl.Positions[n.ID], cl.Routes[n.ID]
+		branch, err := r.persons(ctx, routes[n.ID][route][:pos-1])
 		if err != nil {
 			return nil, err
 		}
-		out.Positions = append(out.Positions, &model.ChainPosition{Narration: &model.Narration{N: ns[i]}, Position: pos, Branch: branch})
+		out.Positions = append(out.Positions, &model.ChainPosition{Narration: &model.Narration{N: ns[i]}, Route: route + 1, Position: pos, Branch: branch})
 	}
 	return out, nil
 }

@@ -247,6 +247,52 @@ func TestChains(t *testing.T) {
 	e.mustFail(t, request{Query: `{ commonLink(narrations: ["narration:ahmad-208", "person:abu-bakr"]) { person { id } } }`}, "INVALID_ARGUMENT")
 }
 
+// TestCommonLinkReadsEveryRoute: Muslim 1763 gives two routes, split at the ح; a narration
+// through Ibn al-Mubarak meets it on the second (Hannad > Ibn al-Mubarak > 'Ikrimah ...),
+// which the chain alone (Zuhayr > 'Umar ibn Yunus > 'Ikrimah ...) never names.
+func TestCommonLinkReadsEveryRoute(t *testing.T) {
+	e := newEnv(t, options{token: testToken})
+	d, err := narration.Parse("mubarak.yaml", []byte(`narration:
+  id: narration:test-mubarak
+  title: a report through Ibn al-Mubarak
+  references: [{collection: Test, number: "1"}]
+  chain: [person:test-student, person:ibn-al-mubarak]
+  language: en
+  text: Ibn al-Mubarak reported it.
+entities:
+  - {id: person:test-student, type: Person, name: A student}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.importer.Import(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		CommonLink *struct {
+			Person    struct{ ID string }
+			Positions []struct {
+				Narration       struct{ ID string }
+				Route, Position int
+				Branch          []struct{ ID string }
+			}
+		}
+	}
+	e.query(t, `{ commonLink(narrations: ["narration:muslim-1763", "narration:test-mubarak"]) {
+		person { id } positions { narration { id } route position branch { id } } } }`, nil, &got)
+	cl := got.CommonLink
+	if cl == nil || cl.Person.ID != "person:ibn-al-mubarak" {
+		t.Fatalf("common link %+v, want Ibn al-Mubarak (Muslim 1763's second route)", cl)
+	}
+	p := cl.Positions[0]
+	if p.Narration.ID != "narration:muslim-1763" || p.Route != 2 || p.Position != 2 || len(p.Branch) != 1 || p.Branch[0].ID != "person:hannad-ibn-al-sari" {
+		t.Errorf("in Muslim 1763: %+v, want route 2, position 2, branch [Hannad]", p)
+	}
+	if p := cl.Positions[1]; p.Route != 1 || p.Position != 2 {
+		t.Errorf("in the test narration: %+v, want route 1, position 2", p)
+	}
+}
+
 func TestGradingsThroughGraphQL(t *testing.T) {
 	e := newEnv(t, options{token: testToken})
 	type grading struct {

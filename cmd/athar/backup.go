@@ -79,15 +79,15 @@ unless it holds every quad of the store. A trailer that does not match is always
 		}
 		fmt.Fprintf(e.stderr, "restore %s: no trailer: %d quads not verified, restored as they are (--unverified)\n", name, len(quads))
 	}
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	if err := w.catchUp(ctx); err != nil {
+	defer w.Close()
+	if err := w.CatchUp(ctx); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	cs, err := backup.Restore(ctx, w, w.read, quads, verified, *replace)
+	cs, err := backup.Restore(ctx, w, w.Read, quads, verified, *replace)
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
@@ -95,7 +95,7 @@ unless it holds every quad of the store. A trailer that does not match is always
 	if !verified {
 		how = "not verified"
 	}
-	fmt.Fprintf(e.stdout, "restored %d quads, %s (%d added, %d removed)%s\n", len(quads), how, len(cs.Add), len(cs.Remove), w.where())
+	fmt.Fprintf(e.stdout, "restored %d quads, %s (%d added, %d removed)%s\n", len(quads), how, len(cs.Add), len(cs.Remove), w.Where())
 	return nil
 }
 

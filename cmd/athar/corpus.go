@@ -44,16 +44,16 @@ was refused. See docs/corpus.md.`
 		fs.Usage()
 		return usageError("corpus import: no FILE given")
 	}
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	start := time.Now()
 	stats, err := corpusload.Run(ctx, w, fs.Args(), corpusload.Options{Report: e.stderr, Progress: corpusProgress(e.stderr)})
 	fmt.Fprintf(e.stdout, "%d file(s), %d hadith(s): %d imported, %d unchanged, %d refused (%d quads added, %d removed) in %s%s\n",
 		stats.Files, stats.Records, stats.Imported, stats.Unchanged, stats.Refused, stats.QuadsAdded, stats.QuadsRemove,
-		time.Since(start).Round(time.Millisecond), w.where())
+		time.Since(start).Round(time.Millisecond), w.Where())
 	if err != nil {
 		return exitError{code: 1, msg: fmt.Sprintf("corpus import: stopped: %v", err)}
 	}

@@ -69,7 +69,8 @@ func byLabel(t *testing.T, st athar.Store) map[string][]string {
 
 // TestKillDuringLoad kills `athar load` with SIGKILL at several moments and checks, after
 // each, that the store reopens without repair and holds every narration either wholly, as
-// the reference import stores it, or not at all.
+// the reference import stores it, or not at all, and that its manifest and read model agree
+// with its quads.
 func TestKillDuringLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and loads a corpus")
@@ -105,6 +106,11 @@ func TestKillDuringLoad(t *testing.T) {
 		}
 		got := byLabel(t, st)
 		agreesWithScan(t, st, want, got)
+		// The read model (sorted claim lists, counts, entity records) was rebuilt at Open
+		// or still agrees with the quads, row for row.
+		if err := st.CheckReadModel(context.Background()); err != nil {
+			t.Fatalf("round %d: after kill -9: %v", round, err)
+		}
 		st.Close()
 		for label, quads := range got {
 			if !reflect.DeepEqual(quads, want[label]) {
@@ -133,6 +139,9 @@ func TestKillDuringLoad(t *testing.T) {
 		t.Fatal("after resuming, the store differs from the reference import")
 	}
 	agreesWithScan(t, st, want, got)
+	if err := st.CheckReadModel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // agreesWithScan checks that NarrationQuads, which reads the store's manifest, gives for

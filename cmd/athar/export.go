@@ -53,15 +53,15 @@ docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	}
 	// The graph as of now: the store, or in the scale-out mode a replica (in a throwaway
 	// store unless --store is given) caught up with the head of the log. Nothing is written.
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	if err := w.catchUp(ctx); err != nil {
+	defer w.Close()
+	if err := w.CatchUp(ctx); err != nil {
 		return fmt.Errorf("export: catch up with the log: %w", err)
 	}
-	if err := export.Graph(ctx, e.stdout, w.read, *format, opts); err != nil {
+	if err := export.Graph(ctx, e.stdout, w.Read, *format, opts); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/athar-hadith/athar/internal/app"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/ingest/load"
 )
@@ -20,7 +21,7 @@ func cmdSeed(ctx context.Context, e env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	return loadInto(ctx, e, "seed", wf, seedSources(), load.Options{})
+	return loadInto(ctx, e, "seed", wf, app.Seeds(), load.Options{})
 }
 
 func cmdLoad(ctx context.Context, e env, args []string) error {
@@ -49,18 +50,18 @@ narration asserted before. PATH "-" reads one document from standard input.`)
 }
 
 func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []load.Source, opts load.Options) error {
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	start := time.Now()
-	stats := loadSources(ctx, w, srcs, e.stderr, opts)
-	fmt.Fprintf(e.stdout, "%s in %s%s\n", stats, time.Since(start).Round(time.Millisecond), w.where())
+	stats := app.Load(ctx, w, srcs, e.stderr, opts)
+	fmt.Fprintf(e.stdout, "%s in %s%s\n", stats, time.Since(start).Round(time.Millisecond), w.Where())
 	if opts.Verbose {
 		// Re-running a load reads each narration's manifest entry; a full scan here means a
 		// rebuild at open (an older store, or a crash) or a read that had to fall back.
-		fmt.Fprintf(e.stderr, "store: %d full scan(s)\n", w.local.FullScans())
+		fmt.Fprintf(e.stderr, "store: %d full scan(s)\n", w.Local.FullScans())
 	}
 	if err := stats.Interrupted(cmd); err != nil {
 		return err
@@ -87,13 +88,13 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	st, im, err := openGraph("memory:", cliLogger(e))
+	st, im, err := app.OpenScratch("memory:", cliLogger(e))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	if !*bare {
-		s := loadSources(ctx, im, seedSources(), e.stderr, load.Options{})
+		s := app.Load(ctx, im, app.Seeds(), e.stderr, load.Options{})
 		if err := s.Interrupted("validate"); err != nil {
 			return err
 		}
@@ -101,7 +102,7 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 			return fmt.Errorf("validate: the embedded seeds are invalid")
 		}
 	}
-	stats := loadSources(ctx, im, srcs, e.stderr, load.Options{})
+	stats := app.Load(ctx, im, srcs, e.stderr, load.Options{})
 	if err := stats.Interrupted("validate"); err != nil {
 		return err
 	}
@@ -124,16 +125,16 @@ imported. Refused when another narration uses an entity only this one defines.`)
 		fs.Usage()
 		return usageError("delete: no narration id given")
 	}
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	for _, id := range fs.Args() {
 		if err := w.Delete(ctx, athar.ID(id)); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "deleted %s%s\n", id, w.where())
+		fmt.Fprintf(e.stdout, "deleted %s%s\n", id, w.Where())
 	}
 	return nil
 }

@@ -22,11 +22,11 @@ Merging again changes nothing. See docs/linking.md.`)
 		fs.Usage()
 		return usageError("merge: give KEEP and REMOVE, e.g. athar merge person:abu-bakr person:al-siddiq")
 	}
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	keep, remove := athar.ID(fs.Arg(0)), athar.ID(fs.Arg(1))
 	res, err := w.Merge(ctx, keep, remove)
 	if err != nil {
@@ -37,7 +37,7 @@ Merging again changes nothing. See docs/linking.md.`)
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "merged %s into %s: %d narration(s) rewritten (%s); %d quad(s) added, %d removed%s\n",
-		remove, keep, len(res.Narrations), joinIDs(res.Narrations), res.QuadsAdded, res.QuadsRemoved, w.where())
+		remove, keep, len(res.Narrations), joinIDs(res.Narrations), res.QuadsAdded, res.QuadsRemoved, w.Where())
 	return nil
 }
 

@@ -2,23 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 
-	"github.com/athar-hadith/athar/graph"
-	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/cayleystore"
-	"github.com/athar-hadith/athar/internal/httpserver"
-	"github.com/athar-hadith/athar/internal/ingest"
-	"github.com/athar-hadith/athar/internal/ingest/load"
-	"github.com/athar-hadith/athar/internal/metrics"
-	"github.com/athar-hadith/athar/internal/replica"
-	"github.com/athar-hadith/athar/internal/search"
-	"github.com/athar-hadith/athar/schema"
-	"github.com/athar-hadith/athar/web"
+	"github.com/athar-hadith/athar/internal/app"
 )
 
 func cmdServe(ctx context.Context, e env, args []string) error {
@@ -39,91 +26,15 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-
-	raw, err := cayleystore.Open(*store, logger)
-	if err != nil {
-		return err
-	}
-	defer raw.Close()
-	m := metrics.New()
-	st := m.Store(raw)
-	// The search index is built from the store as it is, then kept current by subscribing
-	// to the writer: the embedded store's, or the replica's (the scale-out mode, replica.go).
-	read := st
-	if database.url != "" {
-		read = replica.View(st)
-	}
-	ix := search.NewIndex()
-	if err := graph.BuildIndex(ctx, read, ix); err != nil {
-		return err
-	}
-	index := graph.IndexSubscriber(read, ix, logger)
-	im := ingest.NewLocal(st, schema.Vocabulary(), index)
-	var writes ingest.Writer = im
-	var rep *replica.Background
-	if database.url != "" {
-		connect := connectReplica(e, database, st, m.Set, logger, index) // replica.go
-		if rep, err = replica.NewBackground(ctx, st, connect, logger); err != nil {
-			return fmt.Errorf("serve: %w", err)
-		}
-		defer rep.Stop()
-		st, writes = rep.Store(), rep
-	}
-
-	narrations, err := st.EntityIDs(ctx, athar.TypeNarration)
-	if err != nil {
-		return err
-	}
-	if len(narrations) == 0 && rep == nil {
-		stats := loadSources(ctx, im, seedSources(), e.stderr, load.Options{})
-		if err := stats.Interrupted("serve: loading the seeds"); err != nil {
-			return err
-		}
-		if stats.Refused > 0 {
-			return errors.New("serve: the embedded seeds were refused")
-		}
-		logger.Info("empty store: loaded the seeds", "summary", stats.String())
-	}
-
-	gql, err := newGraphQL(e, st, writes, ix, logger)
-	if err != nil {
-		return err
-	}
-	cfg := httpserver.Config{
-		GraphQL:     gql,
-		Store:       st,
-		Vocab:       schema.Vocabulary(),
-		Pages:       web.Explorer(),
-		Logger:      logger,
-		Metrics:     m,
-		CORSOrigins: splitList(*corsList),
-	}
-	var repFailed <-chan error // never ready in the embedded mode
-	if rep != nil {
-		rep.Start(ctx) // connects in the background: queries are served meanwhile
-		cfg.Ready, cfg.ReadyStatus, repFailed = rep.Ready, rep.ReadyStatus, rep.Failed()
-	}
-	h := httpserver.New(cfg)
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	logger.Info("listening", "addr", ln.Addr().String(), "store", *store)
-	if err := httpserver.Serve(ctx, ln, h, repFailed, logger); err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
-}
-
-// splitList splits a comma-separated list, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
+	mode := database.mode(*store, true) // serve's replica lives in the configured store
+	var origins []string
+	for _, o := range strings.Split(*corsList, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			origins = append(origins, o)
 		}
 	}
-	return out
+	return app.Serve(ctx, app.ServeConfig{
+		Mode: mode, Addr: *addr, CORSOrigins: origins, Token: e.getenv("ATHAR_TOKEN"), Stderr: e.stderr,
+		Logger: slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	})
 }

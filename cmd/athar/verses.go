@@ -45,20 +45,20 @@ the others' texts, and no narration's quads are touched. Get the file with
 	if err != nil {
 		return fmt.Errorf("verses import %s: %w", fs.Arg(0), err)
 	}
-	w, err := openWriter(ctx, e, wf, cliLogger(e))
+	w, err := openWriter(ctx, wf, cliLogger(e))
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	res, err := w.ImportVerseTexts(ctx, texts, narration.QuranJSONSource)
 	if err != nil {
 		return err
 	}
 	if !res.Changed {
-		fmt.Fprintf(e.stdout, "%d verse text(s) already imported under <%s>: nothing changed%s\n", res.Verses, athar.QuranGraph.IRI(), w.where())
+		fmt.Fprintf(e.stdout, "%d verse text(s) already imported under <%s>: nothing changed%s\n", res.Verses, athar.QuranGraph.IRI(), w.Where())
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "%d verse text(s) imported under <%s>: %d quad(s) added, %d removed%s\n",
-		res.Verses, athar.QuranGraph.IRI(), res.QuadsAdded, res.QuadsRemoved, w.where())
+		res.Verses, athar.QuranGraph.IRI(), res.QuadsAdded, res.QuadsRemoved, w.Where())
 	return nil
 }

@@ -62,6 +62,7 @@ type ComplexityRoot struct {
 		Branch    func(childComplexity int) int
 		Narration func(childComplexity int) int
 		Position  func(childComplexity int) int
+		Route     func(childComplexity int) int
 	}
 
 	Chapter struct {
@@ -803,6 +804,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChainPosition.Position(childComplexity), true
+	case "ChainPosition.route":
+		if e.ComplexityRoot.ChainPosition.Route == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChainPosition.Route(childComplexity), true
 
 	case "Chapter.arabic":
 		if e.ComplexityRoot.Chapter.Arabic == nil {
@@ -4150,7 +4157,8 @@ every narration's route (its chain, then its narrator when the chain does not en
 them), the one nearest the compilers: the smallest greatest position over the routes (ties:
 the smallest sum of positions, then id). Where the routes agree on the order of the people
 they share, that is the shared person who comes first in every route. A narration that
-gives several routes is read by its first (chain); its further routes are not considered.
+gives several routes (Narration.routes: its chains, split where the text says ح) holds a
+person when any of its routes does, at the nearest position any of them gives.
 """
 type CommonLink {
   person: Person!
@@ -4163,6 +4171,8 @@ type CommonLink {
 "Where a person stands in one narration's route."
 type ChainPosition {
   narration: Narration!
+  "Which of the narration's routes holds the common link there: 1-based, in the order of Narration.routes."
+  route: Int!
   "1-based, nearest the compiler first: 1 is the compiler's own teacher."
   position: Int!
   "The narration's own branch: who comes before the common link in its route."
@@ -4411,7 +4421,7 @@ type Query {
   """
   variants(subject: ID!, predicate: String!, first: Int = 20): [Claim!]!
   """
-  The common link of the narrations' chains (2 to 50 narrations; see CommonLink); null when
+  The common link of the narrations' chains (2 to 200 narrations; see CommonLink); null when
   their routes share no one. NOT_FOUND for an unknown narration, INVALID_ARGUMENT for one
   that records no chain or narrator.
   """
@@ -4750,6 +4760,8 @@ func (ec *executionContext) childFields_ChainPosition(ctx context.Context, field
 	switch field.Name {
 	case "narration":
 		return ec.fieldContext_ChainPosition_narration(ctx, field)
+	case "route":
+		return ec.fieldContext_ChainPosition_route(ctx, field)
 	case "position":
 		return ec.fieldContext_ChainPosition_position(ctx, field)
 	case "branch":
@@ -9355,6 +9367,29 @@ func (ec *executionContext) fieldContext_ChainPosition_narration(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ChainPosition_route(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChainPosition_route(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Route, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChainPosition_route(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChainPosition", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ChainPosition_position(ctx context.Context, field graphql.CollectedField, obj *model.ChainPosition) (ret graphql.Marshaler) {
@@ -22247,6 +22282,11 @@ func (ec *executionContext) _ChainPosition(ctx context.Context, sel ast.Selectio
 			out.Values[i] = graphql.MarshalString("ChainPosition")
 		case "narration":
 			out.Values[i] = ec._ChainPosition_narration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "route":
+			out.Values[i] = ec._ChainPosition_route(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

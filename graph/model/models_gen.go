@@ -12,6 +12,8 @@ import (
 // Where a person stands in one narration's route.
 type ChainPosition struct {
 	Narration *Narration `json:"narration"`
+	// Which of the narration's routes holds the common link there: 1-based, in the order of Narration.routes.
+	Route int `json:"route"`
 	// 1-based, nearest the compiler first: 1 is the compiler's own teacher.
 	Position int `json:"position"`
 	// The narration's own branch: who comes before the common link in its route.
@@ -54,7 +56,8 @@ type ClaimEdge struct {
 // them), the one nearest the compilers: the smallest greatest position over the routes (ties:
 // the smallest sum of positions, then id). Where the routes agree on the order of the people
 // they share, that is the shared person who comes first in every route. A narration that
-// gives several routes is read by its first (chain); its further routes are not considered.
+// gives several routes (Narration.routes: its chains, split where the text says ح) holds a
+// person when any of its routes does, at the nearest position any of them gives.
 type CommonLink struct {
 	Person *Person `json:"person"`
 	// The route every narration shares, from the common link to the source.

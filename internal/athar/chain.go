@@ -23,15 +23,40 @@ func (n *Narration) Chains() [][]ID {
 	return append([][]ID{n.Chain}, n.MoreRoutes...)
 }
 
+// Routes returns every route of transmission the narration gives, as people nearest the
+// compiler first, in the order of Chains: each chain followed by the narrator when it does
+// not already end with them; the narrator alone when no chain is given; nothing when
+// neither is.
+func (n *Narration) Routes() [][]ID {
+	chains := n.Chains()
+	if len(chains) == 0 {
+		if r := n.Route(); len(r) > 0 {
+			return [][]ID{r}
+		}
+		return nil
+	}
+	out := make([][]ID, 0, len(chains))
+	for _, c := range chains {
+		r := append([]ID(nil), c...)
+		if n.Narrator != "" && (len(r) == 0 || r[len(r)-1] != n.Narrator) {
+			r = append(r, n.Narrator)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // CommonLink is where the routes of several narrations converge: in hadith criticism the
 // common link (madar), the transmitter from whom the routes of a report branch out.
 //
-// Definition: of the people found in every route, the one nearest the compilers. "Nearest"
-// is the smallest greatest position over the routes (ties: the smallest sum of positions,
-// then the smaller id): where the routes agree on the order of the people they share, as
-// chains of one report do, that is the shared person who comes first in every route.
-// Everyone the routes share after the common link is Shared; what differs, before it, are
-// the branches.
+// Definition: a narration that gives several routes (its chains, split where the text says
+// ح) holds a person when any of its routes does, at the nearest position any of them gives.
+// Of the people every narration holds, the common link is the one nearest the compilers.
+// "Nearest" is the smallest greatest position over the narrations (ties: the smallest sum
+// of positions, then the smaller id): where the routes agree on the order of the people they
+// share, as chains of one report do, that is the shared person who comes first in every
+// route. Everyone the narrations share after the common link is Shared; what differs,
+// before it, are the branches.
 type CommonLink struct {
 	Person ID
 	// Shared is the part of the route every narration shares, from the common link (first)
@@ -41,32 +66,38 @@ type CommonLink struct {
 	// (1 = the compiler's own teacher); its route's first Positions-1 people are the
 	// narration's own branch.
 	Positions map[ID]int
+	// Routes gives, per narration, which of its routes (0-based, in the order given) holds
+	// the common link at that position: the first such route.
+	Routes map[ID]int
 }
 
-// FindCommonLink returns the common link of the routes (narration -> route, nearest the
-// compiler first), and false when the routes share no one or there are none. A person
-// repeated within one route counts at their first position.
-func FindCommonLink(routes map[ID][]ID) (CommonLink, bool) {
+// FindCommonLink returns the common link of the narrations' routes (narration -> its
+// routes, each nearest the compiler first), and false when they share no one or there are
+// none. A person repeated within one narration counts at their nearest position.
+func FindCommonLink(routes map[ID][][]ID) (CommonLink, bool) {
 	if len(routes) == 0 {
 		return CommonLink{}, false
 	}
 	type stat struct{ count, max, sum int }
 	stats := map[ID]*stat{}
-	for _, route := range routes {
-		seen := map[ID]bool{}
-		for i, p := range route {
-			if seen[p] {
-				continue
+	for _, rs := range routes {
+		pos := map[ID]int{} // nearest position in any of this narration's routes
+		for _, route := range rs {
+			for i, p := range route {
+				if q, ok := pos[p]; !ok || i+1 < q {
+					pos[p] = i + 1
+				}
 			}
-			seen[p] = true
+		}
+		for p, i := range pos {
 			s := stats[p]
 			if s == nil {
 				s = &stat{}
 				stats[p] = s
 			}
 			s.count++
-			s.max = max(s.max, i+1)
-			s.sum += i + 1
+			s.max = max(s.max, i)
+			s.sum += i
 		}
 	}
 	var shared []ID
@@ -88,12 +119,16 @@ func FindCommonLink(routes map[ID][]ID) (CommonLink, bool) {
 		}
 		return shared[i] < shared[j]
 	})
-	cl := CommonLink{Person: shared[0], Shared: shared, Positions: map[ID]int{}}
-	for n, route := range routes {
-		for i, p := range route {
-			if p == cl.Person {
-				cl.Positions[n] = i + 1
-				break
+	cl := CommonLink{Person: shared[0], Shared: shared, Positions: map[ID]int{}, Routes: map[ID]int{}}
+	for n, rs := range routes {
+		for ri, route := range rs {
+			for i, p := range route {
+				if p == cl.Person {
+					if q, ok := cl.Positions[n]; !ok || i+1 < q {
+						cl.Positions[n], cl.Routes[n] = i+1, ri
+					}
+					break
+				}
 			}
 		}
 	}

@@ -217,7 +217,7 @@ func compareBackends(ctx context.Context, cfg BackendConfig, n int, quads []atha
 			if k.raw == nil {
 				continue
 			}
-			l, err := timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) })
+			l, err := timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) }, nil)
 			if err != nil {
 				raw.Close()
 				return out, fmt.Errorf("%s: %s: %w", b, k.name, err)

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -58,10 +59,14 @@ type Result struct {
 	Quads      int
 	AtharLoad  time.Duration // `athar load` of the generated documents, end to end
 	RawLoad    time.Duration // ApplyDeltas of the same quads in batches of 10,000
-	Queries    []Query
-	PeakRSS    int64 // the server's peak resident memory, bytes (VmHWM)
-	AnonRSS    int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
-	DiskBytes  int64 // the store's size on disk
+	// The CPU time (user + system) of each load: the load process's, and this process's
+	// during the raw load. Unlike wall time it hardly moves when other work shares the
+	// machine, so it compares the two loads' work even then.
+	AtharLoadCPU, RawLoadCPU time.Duration
+	Queries                  []Query
+	PeakRSS                  int64 // the server's peak resident memory, bytes (VmHWM)
+	AnonRSS                  int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
+	DiskBytes                int64 // the store's size on disk
 }
 
 // Run measures every size in turn.
@@ -110,11 +115,13 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 
 	storeDir := filepath.Join(base, "athar")
 	start := time.Now()
-	if out, err := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs).CombinedOutput(); err != nil {
+	load := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs)
+	if out, err := load.CombinedOutput(); err != nil {
 		return res, fmt.Errorf("athar load: %v\n%s", err, out)
 	}
 	res.AtharLoad = time.Since(start)
-	logf(cfg, "athar load: %s", res.AtharLoad)
+	res.AtharLoadCPU = load.ProcessState.UserTime() + load.ProcessState.SystemTime()
+	logf(cfg, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
 	res.DiskBytes = dirSize(storeDir)
 
 	st, err := cayleystore.Open("bbolt:"+storeDir, nil)
@@ -123,6 +130,10 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	}
 	var quads []athar.Quad
 	err = st.Quads(ctx, func(q athar.Quad) error { quads = append(quads, q); return nil })
+	var one []athar.Quad // the quads of the narration the write kinds replace and delete
+	if err == nil {
+		one, err = st.NarrationQuads(ctx, writeNarration(n))
+	}
 	st.Close()
 	if err != nil {
 		return res, err
@@ -133,19 +144,20 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		return res, err
 	}
 	defer raw.Close()
-	start = time.Now()
+	start, cpu := time.Now(), selfCPU()
 	if err := raw.BulkLoad(quads, 10000); err != nil {
 		return res, err
 	}
-	res.RawLoad = time.Since(start)
+	res.RawLoad, res.RawLoadCPU = time.Since(start), selfCPU()-cpu
 	quads = nil
-	logf(cfg, "raw cayley load of %d quads: %s", res.Quads, res.RawLoad)
+	logf(cfg, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
 
 	addr, err := freeAddr()
 	if err != nil {
 		return res, err
 	}
 	srv := exec.CommandContext(ctx, cfg.Binary, "serve", "--store", "bbolt:"+storeDir, "--addr", addr)
+	srv.Env = append(os.Environ(), "ATHAR_TOKEN="+benchToken)
 	srv.Stderr = io.Discard
 	if err := srv.Start(); err != nil {
 		return res, err
@@ -155,16 +167,24 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	if err := waitHealthy(ctx, url); err != nil {
 		return res, err
 	}
-	for _, k := range kinds() {
+	w, err := newWrites(writeNarration(n), filepath.Join(docs, fmt.Sprintf("gen-%06d.json", n-1)), one)
+	if err != nil {
+		return res, err
+	}
+	for _, k := range append(kinds(), w.kinds()...) {
 		if !selected(cfg.Kinds, k.key) {
 			continue
 		}
 		q := Query{Kind: k.name}
-		if q.Athar, err = timeIt(cfg.Queries, func() error { return graphql(url, k.query) }); err != nil {
+		run := k.run
+		if run == nil {
+			run = func(string) error { return graphql(url, k.query, nil) }
+		}
+		if q.Athar, err = timeIt(cfg.Queries, func() error { return run(url) }, k.prep); err != nil {
 			return res, fmt.Errorf("%s: %w", k.name, err)
 		}
 		if k.raw != nil {
-			if q.Raw, err = timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) }); err != nil {
+			if q.Raw, err = timeIt(cfg.Queries, func() error { return k.raw(ctx, raw) }, k.rawPrep); err != nil {
 				return res, fmt.Errorf("raw %s: %w", k.name, err)
 			}
 		}
@@ -181,27 +201,33 @@ type kind struct {
 	name  string
 	query string
 	raw   func(context.Context, *cayleystore.Raw) error
+	// For the write kinds: run replaces the query, and prep (rawPrep) runs untimed before
+	// each timed run of Athar (raw Cayley).
+	run           func(url string) error
+	prep, rawPrep func() error
 }
 
 // kinds are the query kinds measured; the corpus's most mentioned entities are g1.
 func kinds() []kind {
 	return []kind{
-		{"entity", "entity, 50 claims", `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error { _, err := r.OutIn(ctx, "person:g1"); return err }},
-		{"search", "search", `{ search(text: "person 12", first: 20) { id name } }`, nil},
-		{"neighbourhood", "neighbourhood, depth 2", `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error {
+		{key: "entity", name: "entity, 50 claims", query: `{ entity(id: "person:g1") { id name aliases claims(first: 50) { totalCount edges { node { predicate subject { id name } object { id name } value attestations { narration { id } evidence start end } } } } } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error { _, err := r.OutIn(ctx, "person:g1"); return err }},
+		{key: "search", name: "search", query: `{ search(text: "person 12", first: 20) { id name } }`},
+		{key: "neighbourhood", name: "neighbourhood, depth 2", query: `{ neighbourhood(id: "event:g3", depth: 2) { nodes { id } edges { source target predicate attestations } } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.Neighbourhood(ctx, "event:g3", 2)
 				return err
 			}},
-		{"shortestPath", "shortestPath", `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`, nil},
-		{"timeline", "timeline", `{ timeline { id } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error {
+		{key: "shortestPath", name: "shortestPath", query: `{ shortestPath(from: "person:g40", to: "place:g7", maxLength: 6) { nodes { id } edges { source target predicate } } }`},
+		{key: "timeline", name: "timeline", query: `{ timeline { id } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.WithPredicate(ctx, athar.VocabBase+"precedes")
 				return err
 			}},
-		{"claimsByPredicate", "claims by predicate", `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
-			func(ctx context.Context, r *cayleystore.Raw) error {
+		{key: "variants", name: "variants", query: `{ variants(subject: "event:g0", predicate: "killedCount") { id value attestations { narration { id } evidence } } }`},
+		{key: "commonLink", name: "commonLink of 100 narrations", query: commonLinkQuery(100)},
+		{key: "claimsByPredicate", name: "claims by predicate", query: `{ claims(predicate: "advises", first: 50) { totalCount edges { node { id subject { id } object { id } } } } }`,
+			raw: func(ctx context.Context, r *cayleystore.Raw) error {
 				_, err := r.WithPredicate(ctx, athar.VocabBase+"advises")
 				return err
 			}},
@@ -211,7 +237,7 @@ func kinds() []kind {
 // KindKeys are the keys of the query kinds, in the order they are measured.
 func KindKeys() []string {
 	var keys []string
-	for _, k := range kinds() {
+	for _, k := range append(kinds(), (&writes{}).kinds()...) {
 		keys = append(keys, k.key)
 	}
 	return keys
@@ -229,9 +255,15 @@ func selected(keys []string, key string) bool {
 	return false
 }
 
-func graphql(url, query string) error {
-	body, _ := json.Marshal(map[string]string{"query": query})
-	resp, err := http.Post(url+"/graphql", "application/json", bytes.NewReader(body))
+func graphql(url, query string, vars map[string]any) error {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, err := http.NewRequest(http.MethodPost, url+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+benchToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}
@@ -256,11 +288,17 @@ const (
 	minRuns    = 3
 )
 
-// timeIt runs fn n times after n/10 warm-up runs (at least one; fewer once a quarter of
+// timeIt runs fn (each time after prep, untimed) n times after n/10 warm-up runs (at least one; fewer once a quarter of
 // timeBudget is spent), or fewer times once timeBudget is spent, and returns the p50 and p99 latency of the timed runs.
-func timeIt(n int, fn func() error) (Latency, error) {
+func timeIt(n int, fn, prep func() error) (Latency, error) {
+	if prep == nil {
+		prep = func() error { return nil }
+	}
 	warm := time.Now()
 	for i := 0; i < max(1, n/10) && (i == 0 || time.Since(warm) < timeBudget/4); i++ {
+		if err := prep(); err != nil {
+			return Latency{}, err
+		}
 		if err := fn(); err != nil {
 			return Latency{}, err
 		}
@@ -268,6 +306,9 @@ func timeIt(n int, fn func() error) (Latency, error) {
 	d := make([]time.Duration, 0, n)
 	begin := time.Now()
 	for len(d) < n && (len(d) < minRuns || time.Since(begin) < timeBudget) {
+		if err := prep(); err != nil {
+			return Latency{}, err
+		}
 		start := time.Now()
 		if err := fn(); err != nil {
 			return Latency{}, err
@@ -276,6 +317,15 @@ func timeIt(n int, fn func() error) (Latency, error) {
 	}
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	return Latency{P50: d[len(d)/2], P99: d[(len(d)*99)/100], Runs: len(d)}, nil
+}
+
+// selfCPU returns the CPU time (user + system) this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func freeAddr() (string, error) {

@@ -24,11 +24,16 @@ type Meta struct {
 func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"))
-	b.WriteString("### Import\n\n| narrations | quads | athar load | narrations/s | quads/s | raw Cayley (ApplyDeltas, 10k/tx) | raw quads/s | ratio athar/raw |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("### Import\n\n| narrations | quads | athar load | narrations/s | quads/s | raw Cayley (ApplyDeltas, 10k/tx) | raw quads/s | ratio athar/raw | CPU athar / raw (user+sys) | CPU ratio |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %.0f | %s | %.0f | %.2f |\n", r.Narrations, r.Quads,
+		cpu, cpuRatio := "n/a", "n/a"
+		if r.RawLoadCPU > 0 {
+			cpu = fmt.Sprintf("%s / %s", r.AtharLoadCPU.Round(100*time.Millisecond), r.RawLoadCPU.Round(100*time.Millisecond))
+			cpuRatio = fmt.Sprintf("%.2f", r.AtharLoadCPU.Seconds()/r.RawLoadCPU.Seconds())
+		}
+		fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %.0f | %s | %.0f | %.2f | %s | %s |\n", r.Narrations, r.Quads,
 			r.AtharLoad.Round(time.Millisecond), float64(r.Narrations)/r.AtharLoad.Seconds(), float64(r.Quads)/r.AtharLoad.Seconds(),
-			r.RawLoad.Round(time.Millisecond), float64(r.Quads)/r.RawLoad.Seconds(), r.AtharLoad.Seconds()/r.RawLoad.Seconds())
+			r.RawLoad.Round(time.Millisecond), float64(r.Quads)/r.RawLoad.Seconds(), r.AtharLoad.Seconds()/r.RawLoad.Seconds(), cpu, cpuRatio)
 	}
 	b.WriteString("\n### Queries (Athar: HTTP GraphQL to `athar serve`, sequential; raw: Cayley lookups in process)\n\n| narrations | query | athar p50 | athar p99 | raw p50 | raw p99 | ratio p50 | runs (athar/raw) |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {

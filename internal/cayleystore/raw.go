@@ -69,6 +69,19 @@ func (r *Raw) BulkLoadEach(quads []athar.Quad, batch int, committed func(tx int)
 	return nil
 }
 
+// Replace removes the quads remove and adds the quads add in one ApplyDeltas: what a Cayley
+// user does to replace or delete what one narration asserted, knowing its quads.
+func (r *Raw) Replace(remove, add []athar.Quad) error {
+	deltas := make([]graph.Delta, 0, len(remove)+len(add))
+	for _, q := range remove {
+		deltas = append(deltas, graph.Delta{Quad: toQuad(q), Action: graph.Delete})
+	}
+	for _, q := range add {
+		deltas = append(deltas, graph.Delta{Quad: toQuad(q), Action: graph.Add})
+	}
+	return r.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+}
+
 // Each calls fn with every quad in the store, in no particular order: those committed when
 // the scan began (Cayley reads them in batches, each in a read transaction of its own).
 func (r *Raw) Each(ctx context.Context, fn func(athar.Quad) error) error {

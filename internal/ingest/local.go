@@ -300,11 +300,17 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 			continue
 		}
 		if users := without(mentions[e], id); len(users) > 0 {
-			msgs = append(msgs, fmt.Sprintf("%s is defined only by %s and still used by %s", e, id, joinIDs(users)))
+			msgs = append(msgs, fmt.Sprintf("%s is defined only by %s and still used by %s", e, id, someIDs(users, 5)))
 		}
 	}
 	if len(msgs) == 0 {
 		return nil
+	}
+	// A hub may be used by thousands of narrations: the message names a few of each, and
+	// of the entities, so that it stays readable (and small) whatever the graph.
+	const most = 10
+	if len(msgs) > most {
+		msgs = append(msgs[:most:most], fmt.Sprintf("and %d more entities", len(msgs)-most))
 	}
 	return athar.E(op, athar.Conflict, "%s; define it in one of those narrations first, or change them", strings.Join(msgs, "; "))
 }
@@ -340,6 +346,14 @@ func subtract(a, b []athar.ID) []athar.ID {
 		}
 	}
 	return out
+}
+
+// someIDs names the first n of ids, then how many more there are.
+func someIDs(ids []athar.ID, n int) string {
+	if len(ids) <= n {
+		return joinIDs(ids)
+	}
+	return fmt.Sprintf("%s and %d more (%d narrations)", joinIDs(ids[:n]), len(ids)-n, len(ids))
 }
 
 func joinIDs(ids []athar.ID) string {

@@ -261,3 +261,41 @@ func bigText(size, n int) (string, []string) {
 	}
 	return b.String(), evidence
 }
+
+// TestConflictNamesAFewUsers: deleting the narration that alone defines an entity many
+// others use is refused with a message naming a few of them and how many there are, not
+// every one (a hub is used by thousands).
+func TestConflictNamesAFewUsers(t *testing.T) {
+	im := newTestImporter(t)
+	ctx := context.Background()
+	if _, err := im.Import(ctx, mustParse(t, "small.yaml", []byte(smallDoc))); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 7; i++ {
+		doc := fmt.Sprintf(`
+narration:
+  id: narration:user-%d
+  title: A user
+  references: [{collection: Test, number: "u%d"}]
+  text: "Abu Bakr advised ransom again."
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
+`, i, i)
+		if _, err := im.Import(ctx, mustParse(t, "user.yaml", []byte(doc))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := im.Delete(ctx, "narration:small")
+	if athar.ErrorCode(err) != athar.Conflict {
+		t.Fatalf("delete: %v, want a conflict", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"person:abu-bakr is defined only by narration:small and still used by narration:user-1, narration:user-2, narration:user-3, narration:user-4, narration:user-5 and 2 more (7 narrations)", "concept:ransom"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "narration:user-7") {
+		t.Errorf("message names every user: %q", msg)
+	}
+}

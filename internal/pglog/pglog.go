@@ -413,6 +413,18 @@ func (db *DB) Record(ctx context.Context, e replica.Entry, o replica.Outcome, do
 				return err
 			}
 		}
+		if o.OK && e.ReplacesAll() {
+			// A restore --replace removed every narration it does not hold: tombstones,
+			// as a deletion leaves, so the record agrees with the graph.
+			kept := make([]string, 0, len(docs))
+			for _, d := range docs {
+				kept = append(kept, string(d.Narration))
+			}
+			if _, err := tx.Exec(ctx, `UPDATE athar_documents SET position = $1, source = $2, format = '', body = NULL, updated_at = now()
+				WHERE position < $1 AND NOT (narration = ANY($3))`, e.Position, e.Source, kept); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {

@@ -177,6 +177,54 @@ func TestRecordOnce(t *testing.T) {
 	}
 }
 
+// TestReplaceRestoreLeavesTombstones: a restore --replace removes every narration it does
+// not hold, so the record keeps a tombstone for each, as a deletion does; what it holds is
+// recorded, and what came after it is left alone.
+func TestReplaceRestoreLeavesTombstones(t *testing.T) {
+	db := open(t, testsupport.Database(t))
+	ctx := context.Background()
+	imp := func(n string) replica.Entry {
+		return replica.Entry{Kind: replica.KindImport, Narration: athar.ID(n), Source: n + ".yaml", Format: replica.FormatText, Body: []byte(n)}
+	}
+	a, b := imp("narration:a"), imp("narration:b")
+	restore := replica.Entry{Kind: replica.KindRestore, Source: "backup.nq.gz", Format: replica.FormatNQuads, Body: []byte("..."), Args: []byte(`{"replace": true}`)}
+	c := imp("narration:c")
+	for _, e := range []*replica.Entry{&a, &b, &restore, &c} {
+		p, err := db.Append(ctx, *e, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Position = p
+	}
+	// c's outcome is recorded before the restore's: the restore must not bury it.
+	for _, e := range []replica.Entry{a, b, c} {
+		if _, err := db.Record(ctx, e, replica.Outcome{OK: true}, []replica.Document{{Narration: e.Narration, Format: e.Format, Body: e.Body}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Record(ctx, restore, replica.Outcome{OK: true}, []replica.Document{{Narration: "narration:a", Format: replica.FormatNQuads, Body: []byte("a's quads")}}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		pos  int64
+		body string
+	}{
+		"narration:a": {restore.Position, "a's quads"},
+		"narration:b": {restore.Position, ""}, // tombstone
+		"narration:c": {c.Position, "narration:c"},
+	}
+	for n, w := range want {
+		var pos int64
+		var body []byte
+		if err := db.pool.QueryRow(ctx, "SELECT position, body FROM athar_documents WHERE narration = $1", n).Scan(&pos, &body); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if pos != w.pos || string(body) != w.body || (w.body == "" && body != nil) {
+			t.Errorf("%s: at %d with %q, want at %d with %q", n, pos, body, w.pos, w.body)
+		}
+	}
+}
+
 // BenchmarkAppend measures appends to the log, one transaction each, from one connection
 // and from several at once: the ceiling of the scale-out mode's write throughput, since
 // every append updates the one counter row.

@@ -56,6 +56,17 @@ type RestoreArgs struct {
 	Replace bool `json:"replace,omitempty"` // the graph becomes exactly the entry's quads
 }
 
+// ReplacesAll reports whether e is a restore that makes the graph exactly its quads (a
+// restore --replace): every narration it does not hold is then gone, and the record keeps
+// a tombstone for each.
+func (e Entry) ReplacesAll() bool {
+	if e.Kind != KindRestore || len(e.Args) == 0 {
+		return false
+	}
+	var args RestoreArgs
+	return json.Unmarshal(e.Args, &args) == nil && args.Replace
+}
+
 // VersesArgs are the arguments of a verses entry.
 type VersesArgs struct {
 	Texts  []athar.VerseText `json:"texts"`

@@ -78,6 +78,7 @@ type Index struct {
 	filters []filter         // filters[i] is the filter of names[i]
 	live    int              // live documents
 	dead    int              // dead documents plus dead names
+	byType  map[string]int   // live documents per Doc.Type
 }
 
 // doc is one stored document.
@@ -128,7 +129,7 @@ func (f filter) covers(q filter) bool {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{slots: make(map[string]int32)}
+	return &Index{slots: make(map[string]int32), byType: map[string]int{}}
 }
 
 // Len returns the number of documents in the index.
@@ -136,6 +137,13 @@ func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.live
+}
+
+// LenOf returns the number of documents of type typ in the index.
+func (ix *Index) LenOf(typ string) int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.byType[typ]
 }
 
 // Put inserts d, replacing everything previously known under d.ID. The
@@ -173,6 +181,7 @@ func (ix *Index) Put(d Doc) {
 	ix.filters = append(ix.filters, filters...)
 	ix.slots[d.ID] = slot
 	ix.live++
+	ix.byType[d.Type]++
 	ix.compactIfSparse()
 }
 
@@ -195,6 +204,7 @@ func (ix *Index) remove(slot int32) {
 		ix.filters[i] = filter{}
 	}
 	delete(ix.slots, d.id)
+	ix.byType[d.typ]--
 	*d = doc{first: d.first, n: d.n} // release the strings
 	ix.live--
 	ix.dead += 1 + int(d.n)
