@@ -159,6 +159,14 @@ func (c costed) readCost(ctx context.Context, field string, args map[string]any)
 			n += c.claimCount(ctx, p)
 		}
 		return n
+	case "Query.entities":
+		// The ids of every entity of the type (of every type without one), then a page: a
+		// store holding the canonical collections (35,000 narrations) must still list its
+		// events.
+		if t, _ := args["type"].(string); t != "" {
+			return 1 + c.index.LenOf(t)
+		}
+		return 1 + c.index.Len()
 	}
 	return c.scanCost()
 }
