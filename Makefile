@@ -50,6 +50,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./internal/search
 	$(GO) test -run '^$$' -fuzz '^FuzzVariables$$' -fuzztime $(FUZZTIME) ./graph
 	$(GO) test -run '^$$' -fuzz '^FuzzDocument$$' -fuzztime $(FUZZTIME) ./graph
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./internal/hadithapi
 
 ## web: rebuild the explorer and GraphiQL pages (web/explorer/dist, committed and embedded in
 ## the binary) from their sources and package-lock.json; the same lockfile builds the same bytes

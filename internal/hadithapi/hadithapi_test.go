@@ -159,3 +159,31 @@ func TestPair(t *testing.T) {
 		t.Fatalf("two English editions: %d records, problems %v", len(recs), probs)
 	}
 }
+
+// FuzzRead: any bytes are read without a panic; every problem names the file, and every
+// hadith kept has a number and passes into Pair.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"x","sections":{"1":"A"}},"hadiths":[{"hadithnumber":1,"text":"t","grades":[{"name":"Al-Albani","grade":"Sahih"}],"reference":{"book":1,"hadith":1}}]}`))
+	f.Add([]byte(`{"hadiths":[{"hadithnumber":"2a","arabicnumber":3.0,"text":"t"},7,{"text":1}]}`))
+	f.Add([]byte(`{"hadiths":[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ed, probs, err := Read("eng-muslim.json", bytes.NewReader(data))
+		for _, p := range probs {
+			if !strings.HasPrefix(p.Error(), "eng-muslim.json: ") {
+				t.Fatalf("problem without its file: %v", p)
+			}
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "eng-muslim.json: ") {
+			t.Fatalf("error without its file: %v", err)
+		}
+		if ed == nil {
+			return
+		}
+		for _, h := range ed.Hadiths {
+			if h.Number == "" {
+				t.Fatalf("a hadith without a number kept: %+v", h)
+			}
+		}
+		Pair([]*Edition{ed})
+	})
+}
