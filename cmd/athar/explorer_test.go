@@ -49,8 +49,9 @@ func TestExplorer(t *testing.T) {
 			t.Errorf("graph status: %q, want Abu Bakr's neighbourhood, of 11 entities (the seeds now give his reasons and the consultation)", got)
 		}
 		links := read(t, b, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#exports a[download]'), a => a.href)`))
-		if len(links) != 5 {
-			t.Fatalf("export links: %v, want one per format", links)
+		// One per format the server offers (export.Formats), GEXF 1.2 for NetworkX included.
+		if len(links) != 6 || !strings.Contains(strings.Join(links, " "), "/export/gexf12?") {
+			t.Fatalf("export links: %v, want one per format, gexf12 included", links)
 		}
 		for _, u := range links {
 			resp, err := http.Get(u)
