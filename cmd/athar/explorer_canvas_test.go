@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -104,8 +107,19 @@ func TestExplorerCanvas(t *testing.T) {
 				if !shots {
 					return
 				}
-				png := read(t, b, chromedp.CaptureScreenshot())
-				if err := os.WriteFile(filepath.Join("..", "..", "docs", "images", "explorer-"+name+".png"), png, 0o644); err != nil {
+				// JPEG keeps the docs' images small (text-heavy PNGs run to 350 KB each).
+				jpeg := read(t, b, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+					r, err := cdp.Call(ctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: ptrTo(int64(60))})
+					if err != nil {
+						return nil, err
+					}
+					return r.Data, nil
+				})
+				dir := filepath.Join("..", "..", "docs", "images")
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "explorer-"+name+".jpg"), jpeg, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -265,10 +279,12 @@ func TestExplorerCanvas(t *testing.T) {
 				if q := read(t, b, chromedp.Evaluate[string](`location.search`)); !strings.Contains(q, "view=path") || !strings.Contains(q, "to=verse%3A8%3A67") {
 					t.Errorf("the path's URL: %s", q)
 				}
-				if p := probe(t); p.InView != p.Nodes || p.Labelled != p.Nodes {
-					t.Errorf("the path: %d of %d nodes in view, %d labelled", p.InView, p.Nodes, p.Labelled)
+				if p := probe(t); p.InView != p.Nodes || p.Labelled != p.Nodes || p.Graph.Y < 0 {
+					t.Errorf("the path: %d of %d nodes in view, %d labelled, the canvas at y %.0f (scrolled out of view when negative)", p.InView, p.Nodes, p.Labelled, p.Graph.Y)
 				}
-				screenshot(t, size.name+"-path")
+				if phone {
+					screenshot(t, "phone-path")
+				}
 			})
 
 			t.Run("a narration's own graph: every claim, its chain in order, its gradings", func(t *testing.T) {
@@ -312,7 +328,9 @@ func TestExplorerCanvas(t *testing.T) {
 				if got.NarrationExport != "export/gexf12?narration=narration%3Aabudawud-2690" {
 					t.Errorf("a narration's GEXF 1.2 download: %q", got.NarrationExport)
 				}
-				screenshot(t, size.name+"-narration")
+				if !phone {
+					screenshot(t, "desktop-narration")
+				}
 				// Ahmad 208 asserts more than a hundred claims: every one is drawn.
 				b.do(t, chromedp.Navigate(base+"/?view=narration&id=narration:ahmad-208"), idle)
 				n := read(t, b, chromedp.Evaluate[struct{ Drawn, Total int }](`(async () => {
@@ -421,3 +439,5 @@ func TestExplorerCanvas(t *testing.T) {
 		})
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

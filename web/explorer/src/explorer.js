@@ -95,6 +95,9 @@ function navigate(next, { push = true } = {}) {
   $('#depth').value = String(state.depth);
   $('#depth').disabled = state.view !== 'neighbourhood';
   if (redraw) {
+    // On a phone the details follow the drawing: a new drawing asked for from them (a path,
+    // a narration, a new centre) is brought back into view.
+    if ($('#graph-pane').getBoundingClientRect().top < 0) window.scrollTo({ top: 0 });
     loadGraph();
   } else if (relayout) {
     graph.setLayout(state.layout || graph.layoutName());
@@ -336,6 +339,8 @@ function swatch(t) {
     diamond: ['polygon', { points: '8,0.5 15.5,8 8,15.5 0.5,8' }],
     star: ['polygon', { points: '8,0.5 10.2,5.6 15.6,5.9 11.4,9.4 12.8,14.8 8,11.8 3.2,14.8 4.6,9.4 0.4,5.9 5.8,5.6' }],
     'round-tag': ['polygon', { points: '1,2 11,2 15,8 11,14 1,14' }],
+    rectangle: ['rect', { x: 1.5, y: 3, width: 13, height: 10 }],
+    pentagon: ['polygon', { points: '8,0.8 15.4,6.2 12.6,15 3.4,15 0.6,6.2' }],
   };
   const [name, attrs] = shapes[t.shape] ?? shapes.ellipse;
   const shape = document.createElementNS(ns, name);
