@@ -216,8 +216,10 @@ function renderStatus() {
 async function expand(id) {
   const button = $('#expand');
   button.disabled = true;
+  const load = graphLoad;
   try {
     const nb = await views.neighbours(id);
+    if (load !== graphLoad) return; // another view was drawn meanwhile
     const added = graph.expand(id, nb);
     $('#graph-note').textContent = added ? `Added ${added} ${added === 1 ? 'entity' : 'entities'} around ${nameOf(id)}.` : `Everything around ${nameOf(id)} is drawn already.`;
   } catch (err) {
