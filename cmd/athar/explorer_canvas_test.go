@@ -96,8 +96,13 @@ func TestExplorerCanvas(t *testing.T) {
 	} {
 		t.Run(size.name, func(t *testing.T) {
 			b := newBrowser(t, chromium, base)
-			b.do(t, chromedp.EmulateViewport(size.width, size.height, chromedp.EmulateScale(1)))
 			phone := size.width < 500
+			opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+			if phone {
+				// A phone's viewport: the page's meta viewport applies, scrollbars overlay.
+				opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
+			}
+			b.do(t, chromedp.EmulateViewport(size.width, size.height, opts...))
 			probe := func(t *testing.T) canvasProbe {
 				t.Helper()
 				return read(t, b, chromedp.Evaluate[canvasProbe](probeJS))
@@ -185,9 +190,13 @@ func TestExplorerCanvas(t *testing.T) {
 			t.Run("expand, hide, filter, undo in place", func(t *testing.T) {
 				b.do(t, chromedp.Navigate(base+"/?id=event:badr"), idle, chromedp.Sleep(200))
 				start := probe(t)
-				// Click a node on the canvas: it is selected and its claims are shown.
+				// Click (tap, on the phone) a node on the canvas: it is selected and its claims are shown.
 				x, y := nodeAt(t, b, "person:abu-bakr")
-				b.do(t, chromedp.MouseClickXY(x, y),
+				click := chromedp.MouseClickXY(x, y)
+				if phone {
+					click = chromedp.TapXY(x, y) // a finger: touch events, as a phone sends
+				}
+				b.do(t, click,
 					chromedp.Poll[chromedp.Void](`new URLSearchParams(location.search).get('select') === 'person:abu-bakr'`),
 					chromedp.Poll[chromedp.Void](`!document.querySelector('#expand').disabled`),
 					chromedp.Click(chromedp.CSS("#expand")),
