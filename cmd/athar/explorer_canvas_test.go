@@ -153,6 +153,12 @@ func TestExplorerCanvas(t *testing.T) {
 						t.Errorf("depth %s: %d of %d nodes labelled, the smallest at %.1f px (centre labelled: %v); want every label at 11 px or more, the centre's and at least 6",
 							depth, p.Labelled, p.Nodes, p.MinLabelPx, p.RootLabelled)
 					}
+					// Nodes are sized by the narrations attesting them.
+					sized := read(t, b, chromedp.Evaluate[bool](`(() => { const ns = atharGraph.cy.nodes(':visible').not('.root').sort((a, b) => a.data('weight') - b.data('weight'));
+  const lo = ns.first(), hi = ns.last(); return hi.data('weight') > lo.data('weight') && hi.renderedWidth() > lo.renderedWidth(); })()`))
+					if !sized {
+						t.Errorf("depth %s: the most attested entity is not drawn larger than the least", depth)
+					}
 					t.Logf("depth %s: %d nodes, %d labelled, smallest label %.1f px, zoom %.2f, canvas %.0fx%.0f", depth, p.Nodes, p.Labelled, p.MinLabelPx, p.Zoom, p.Graph.W, p.Graph.H)
 					if depth == "2" {
 						screenshot(t, size.name+"-depth2")
@@ -411,6 +417,16 @@ func TestExplorerCanvas(t *testing.T) {
 				}
 				if img.SVGW < 200 || img.SVGH < 150 || img.SVGShapes < 20 || !img.SVGHasRootLabel || !img.ButtonsOnToolbar {
 					t.Errorf("SVG: %+v", img)
+				}
+				// The buttons save files: catch the download link each one clicks.
+				b.do(t, chromedp.Evaluate[chromedp.Void](`window.saved = []; window.blobs = new Map();
+  const objectURL = URL.createObjectURL; URL.createObjectURL = (blob) => { const u = objectURL(blob); window.blobs.set(u, blob); return u; };
+  HTMLAnchorElement.prototype.click = function () { if (this.download) window.saved.push({name: this.download, url: this.href}); };`))
+				b.do(t, chromedp.Click(chromedp.CSS("#png"), chromedp.NodeVisible), chromedp.Click(chromedp.CSS("#svg"), chromedp.NodeVisible),
+					chromedp.Poll[chromedp.Void](`window.saved.length === 2`))
+				saved := read(t, b, chromedp.Evaluate[[]struct{ Name, Type string }](`window.saved.map((s) => ({Name: s.name, Type: window.blobs.get(s.url)?.type ?? ''}))`))
+				if len(saved) != 2 || saved[0].Name != "athar-event-badr.png" || saved[0].Type != "image/png" || saved[1].Name != "athar-event-badr.svg" || saved[1].Type != "image/svg+xml" {
+					t.Errorf("PNG and SVG buttons saved %+v", saved)
 				}
 			})
 
