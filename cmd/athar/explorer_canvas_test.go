@@ -386,8 +386,13 @@ func TestExplorerCanvas(t *testing.T) {
 				if tl.N < 5 || !tl.InOrder {
 					t.Errorf("timeline: %d events, drawn in order top to bottom: %v", tl.N, tl.InOrder)
 				}
-				if p := probe(t); p.Nodes != tl.N || p.MinLabelPx < 11 {
-					t.Errorf("timeline: %d nodes drawn of %d, smallest label %.1f px", p.Nodes, tl.N, p.MinLabelPx)
+				if p := probe(t); p.Nodes != tl.N || p.InView != p.Nodes || p.MinLabelPx < 11 || p.Labelled < min(p.Nodes, 6) {
+					t.Errorf("timeline: %d nodes drawn of %d, %d in view, %d labelled, smallest label %.1f px", p.Nodes, tl.N, p.InView, p.Labelled, p.MinLabelPx)
+				}
+				// The same by its link.
+				b.do(t, chromedp.Navigate(base+"/?view=timeline"), chromedp.Poll[chromedp.Void](`document.querySelector('#graph-status').textContent.includes('events in order')`), idle)
+				if p := probe(t); p.Nodes != tl.N || p.InView != p.Nodes || p.Labelled < min(p.Nodes, 6) {
+					t.Errorf("timeline by its link: %d nodes drawn of %d, %d in view, %d labelled; %+v", p.Nodes, tl.N, p.InView, p.Labelled, p)
 				}
 			})
 
@@ -418,13 +423,14 @@ func TestExplorerCanvas(t *testing.T) {
 				if img.SVGW < 200 || img.SVGH < 150 || img.SVGShapes < 20 || !img.SVGHasRootLabel || !img.ButtonsOnToolbar {
 					t.Errorf("SVG: %+v", img)
 				}
-				// The buttons save files: catch the download link each one clicks.
+				// The buttons save files: catch the download link each one clicks (the PNG is made
+				// asynchronously, so the two may come in either order).
 				b.do(t, chromedp.Evaluate[chromedp.Void](`window.saved = []; window.blobs = new Map();
   const objectURL = URL.createObjectURL; URL.createObjectURL = (blob) => { const u = objectURL(blob); window.blobs.set(u, blob); return u; };
   HTMLAnchorElement.prototype.click = function () { if (this.download) window.saved.push({name: this.download, url: this.href}); };`))
 				b.do(t, chromedp.Click(chromedp.CSS("#png"), chromedp.NodeVisible), chromedp.Click(chromedp.CSS("#svg"), chromedp.NodeVisible),
 					chromedp.Poll[chromedp.Void](`window.saved.length === 2`))
-				saved := read(t, b, chromedp.Evaluate[[]struct{ Name, Type string }](`window.saved.map((s) => ({Name: s.name, Type: window.blobs.get(s.url)?.type ?? ''}))`))
+				saved := read(t, b, chromedp.Evaluate[[]struct{ Name, Type string }](`window.saved.map((s) => ({Name: s.name, Type: window.blobs.get(s.url)?.type ?? ''})).sort((a, b) => (a.Name < b.Name ? -1 : 1))`))
 				if len(saved) != 2 || saved[0].Name != "athar-event-badr.png" || saved[0].Type != "image/png" || saved[1].Name != "athar-event-badr.svg" || saved[1].Type != "image/svg+xml" {
 					t.Errorf("PNG and SVG buttons saved %+v", saved)
 				}

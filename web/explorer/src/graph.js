@@ -206,10 +206,13 @@ export function createGraph(container, { onNode, onEdge, onBackground, onExpand,
   const relabel = () => {
     const z = cy.zoom();
     const nodes = cy.nodes(':visible');
-    const short = z < 1.5 && nodes.length > 8;
+    // A column has room to the right of its nodes: its names are not shortened.
+    const side = layoutName === 'column';
+    const short = !side && z < 1.5 && nodes.length > 8;
     const fs = Math.max(12, MIN_LABEL_PX / z);
     const px = fs * z; // the labels' size on screen
-    const maxW = Math.max(140, 150 / z) * z;
+    const tmw = Math.max(side ? 220 : 140, (side ? 260 : 150) / z);
+    const maxW = tmw * z;
     const near = selected.nonempty() ? selected.closedNeighborhood().nodes() : cy.collection();
     const importance = (n) =>
       (n.hasClass('root') ? 1e9 : 0) + (near.contains(n) ? 1e8 : 0) + n.data('weight') * 1000 + n.degree();
@@ -244,7 +247,7 @@ export function createGraph(container, { onNode, onEdge, onBackground, onExpand,
         n.data({
           display: show ? (short && !root ? shorten(name) : name) : '',
           fs: root ? Math.max(14, fs * 1.1) : fs,
-          tmw: Math.max(140, 150 / z),
+          tmw,
           size: nodeSize(n.data('weight'), root),
         });
       }
