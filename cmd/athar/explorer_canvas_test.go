@@ -340,6 +340,11 @@ func TestExplorerCanvas(t *testing.T) {
 						break
 					}
 				}
+				// Its details say what it asserts and how it is graded.
+				b.do(t, chromedp.WaitVisible(chromedp.CSS(`#details .asserts`)))
+				if d := read(t, b, chromedp.Evaluate[string](`document.querySelector('#details .asserts').textContent + ' | ' + document.querySelector('#details .gradings').textContent`)); !strings.Contains(d, fmt.Sprintf("It asserts %d claims", got.Total)) || !strings.Contains(d, "al-Albani: Hasan Sahih") {
+					t.Errorf("the narration's details: %q", d)
+				}
 				if got.NarrationExport != "export/gexf12?narration=narration%3Aabudawud-2690" {
 					t.Errorf("a narration's GEXF 1.2 download: %q", got.NarrationExport)
 				}

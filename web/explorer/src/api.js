@@ -65,7 +65,12 @@ export const ENTITY = `query Entity($id: ID!, $after: String) {
   entity(id: $id) {
     id type name aliases arabic description
     ... on Verse { ref surahName surahNameArabic surahMeaning }
-    ... on Narration { references { collection number edition url } narrator { id name } }
+    ... on Narration {
+      references { collection number edition url }
+      narrator { id name }
+      gradings { graderName verdict }
+      attestedClaims(first: 0) { totalCount }
+    }
     claims(first: 50, after: $after) {
       totalCount
       pageInfo { hasNextPage endCursor }

@@ -473,6 +473,13 @@ function renderEntity(entity, claims) {
     entity.description ? el('p', { class: 'description', dir: 'auto' }, entity.description) : null,
     entity.references?.length ? el('p', { class: 'muted' }, ...joined(entity.references.map(reference), '; ')) : null,
     entity.narrator ? el('p', { class: 'muted' }, 'Narrated by ', entityLink(entity.narrator)) : null,
+    entity.gradings?.length
+      ? el('p', { class: 'muted gradings' }, 'Graded: ', ...joined(entity.gradings.map((g) => el('span', { dir: 'auto' }, `${g.graderName}: ${g.verdict}`)), '; '))
+      : null,
+    // The claims about a narration are few; the claims it asserts are drawn by its own graph.
+    entity.attestedClaims
+      ? el('p', { class: 'muted asserts' }, `It asserts ${entity.attestedClaims.totalCount} ${entity.attestedClaims.totalCount === 1 ? 'claim' : 'claims'}: `, el('em', {}, 'Draw this narration'), ' shows them all.')
+      : null,
     el(
       'p',
       { class: 'entity-actions' },
