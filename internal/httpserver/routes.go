@@ -49,9 +49,10 @@ func addRoutes(r *gin.Engine, cfg Config) {
 		r.GET("/graphql", gql)
 	}
 	if cfg.Pages != nil {
-		r.GET("/", pageHandler(cfg.Pages, "index.html"))
-		r.GET("/graphiql", pageHandler(cfg.Pages, "graphiql.html"))
-		r.GET("/assets/*file", assetHandler(cfg.Pages))
+		pages := newPageFiles(cfg.Pages)
+		r.GET("/", pageHandler(pages, "index.html"))
+		r.GET("/graphiql", pageHandler(pages, "graphiql.html"))
+		r.GET("/assets/*file", assetHandler(pages))
 	}
 }
 
@@ -63,38 +64,35 @@ const pagePolicy = "default-src 'self'; script-src 'self'; worker-src 'self'; " 
 	"connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
 
 // pageHandler serves one HTML page of pages. Pages name their assets by content hash, so
-// the page itself must be revalidated to pick up a new build.
-func pageHandler(pages fs.FS, name string) gin.HandlerFunc {
+// the page itself must be revalidated to pick up a new build (its ETag makes that a 304).
+func pageHandler(pages *pageFiles, name string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		b, err := fs.ReadFile(pages, name)
-		if err != nil {
-			writeError(c, fmt.Errorf("page %s: %w", name, err))
-			return
-		}
 		c.Header("Cache-Control", "no-cache")
 		c.Header("Content-Security-Policy", pagePolicy)
 		c.Header("X-Content-Type-Options", "nosniff")
-		c.Data(http.StatusOK, "text/html; charset=utf-8", b)
+		if err := pages.serve(c.Writer, c.Request, name, "text/html; charset=utf-8"); err != nil {
+			c.Writer.Header().Del("Cache-Control")
+			writeError(c, fmt.Errorf("page %s: %w", name, err))
+		}
 	}
 }
 
 // assetHandler serves pages' assets/ directory. Asset names carry a hash of their content,
 // so they never change and may be cached for good; directories are not listed.
-func assetHandler(pages fs.FS) gin.HandlerFunc {
+func assetHandler(pages *pageFiles) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		rel := strings.TrimPrefix(c.Param("file"), "/")
 		name := "assets/" + rel
 		// ValidPath refuses .. elements: nothing outside assets/ is served from here.
-		if info, err := fs.Stat(pages, name); !fs.ValidPath(rel) || err != nil || info.IsDir() {
+		if info, err := fs.Stat(pages.fsys, name); !fs.ValidPath(rel) || err != nil || info.IsDir() {
 			c.JSON(http.StatusNotFound, gin.H{"error": "no such asset", "code": athar.NotFound})
 			return
 		}
 		c.Header("Cache-Control", "public, max-age=31536000, immutable")
 		c.Header("X-Content-Type-Options", "nosniff")
-		if ct := assetType(path.Ext(name)); ct != "" {
-			c.Header("Content-Type", ct)
+		if err := pages.serve(c.Writer, c.Request, name, assetType(path.Ext(name))); err != nil {
+			writeError(c, fmt.Errorf("asset %s: %w", name, err))
 		}
-		c.FileFromFS(name, http.FS(pages))
 	}
 }
 

@@ -31,13 +31,17 @@ export const exportFormats = [
   { format: 'cytoscape', label: 'Cytoscape JSON', ext: '.cyjs' },
   { format: 'graphml', label: 'GraphML', ext: '.graphml' },
   { format: 'gexf', label: 'GEXF', ext: '.gexf' },
+  { format: 'gexf12', label: 'GEXF 1.2 (NetworkX)', ext: '.gexf' },
   { format: 'jsonld', label: 'JSON-LD', ext: '.jsonld' },
   { format: 'nquads', label: 'N-Quads', ext: '.nq' },
 ];
 
-/** The URL of the export of root's neighbourhood, relative to the page. */
-export function exportURL(format, root, depth) {
-  const q = new URLSearchParams({ root, depth: String(depth) });
+/**
+ * The URL of the export of root's neighbourhood, relative to the page; with narration, of
+ * what the narration root asserts.
+ */
+export function exportURL(format, root, depth, { narration = false } = {}) {
+  const q = narration ? new URLSearchParams({ narration: root }) : new URLSearchParams({ root, depth: String(depth) });
   return `export/${format}?${q}`;
 }
 
@@ -48,15 +52,6 @@ export function exportFileName(root, ext) {
 
 export const SEARCH = `query Search($text: String!) {
   search(text: $text, first: 12) { id type name arabic }
-}`;
-
-export const NEIGHBOURHOOD = `query Neighbourhood($id: ID!, $depth: Int!) {
-  entity(id: $id) { id }
-  neighbourhood(id: $id, depth: $depth) {
-    truncated
-    nodes { id type name }
-    edges { source target predicate attestations claim { id } }
-  }
 }`;
 
 const CLAIM_FIELDS = `
@@ -70,7 +65,12 @@ export const ENTITY = `query Entity($id: ID!, $after: String) {
   entity(id: $id) {
     id type name aliases arabic description
     ... on Verse { ref surahName surahNameArabic surahMeaning }
-    ... on Narration { references { collection number edition url } narrator { id name } }
+    ... on Narration {
+      references { collection number edition url }
+      narrator { id name }
+      gradings { graderName verdict }
+      attestedClaims(first: 0) { totalCount }
+    }
     claims(first: 50, after: $after) {
       totalCount
       pageInfo { hasNextPage endCursor }

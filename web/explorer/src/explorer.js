@@ -1,14 +1,19 @@
 // The explorer: search an entity, see its neighbourhood drawn, read the claims about it
 // with the narrations attesting each one and the attested words highlighted in their text.
+// The drawing grows and shrinks in place (expand, hide, filter, undo), and can show answers
+// as well as neighbourhoods (views.js: a path, a common link, the timeline, a narration).
 //
-// The page's state lives in its URL (?id=ROOT&depth=N&select=ID or &claim=CLAIM), so that a
-// view can be linked to, reloaded, and walked back with the browser's history.
+// The page's state lives in its URL (?id=ROOT&depth=N&select=ID or &claim=CLAIM, and
+// &view=path&to=ID, view=common&n=ID,ID, view=timeline, view=narration; &layout=NAME), so
+// that a view can be linked to, reloaded, and walked back with the browser's history.
+// What the reader then adds or hides by hand is not in the URL.
 import './fonts.css';
 import './explorer.css';
 
-import { CLAIM, ENTITY, NEIGHBOURHOOD, SEARCH, exportFileName, exportFormats, exportURL, gql, narrationTexts } from './api.js';
-import { createGraph, types } from './graph.js';
+import { CLAIM, ENTITY, SEARCH, exportFileName, exportFormats, exportURL, gql, narrationTexts } from './api.js';
+import { createGraph, layouts, types } from './graph.js';
 import { excerpt, locate } from './text.js';
+import * as views from './views.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -41,18 +46,36 @@ const MAX_DEPTH = 3;
 function readState() {
   const p = new URLSearchParams(location.search);
   const depth = Math.min(MAX_DEPTH, Math.max(1, parseInt(p.get('depth'), 10) || 1));
-  return { id: p.get('id') || '', depth, select: p.get('select') || '', claim: p.get('claim') || '' };
+  const view = views.VIEWS.includes(p.get('view')) ? p.get('view') : 'neighbourhood';
+  const layout = layouts.some((l) => l.name === p.get('layout')) ? p.get('layout') : '';
+  return {
+    id: p.get('id') || '',
+    depth,
+    select: p.get('select') || '',
+    claim: p.get('claim') || '',
+    view,
+    to: p.get('to') || '',
+    n: (p.get('n') || '').split(',').filter(Boolean),
+    layout,
+  };
 }
 
 function stateURL(s) {
   const p = new URLSearchParams();
+  if (s.view && s.view !== 'neighbourhood') p.set('view', s.view);
   if (s.id) p.set('id', s.id);
-  if (s.depth !== 1) p.set('depth', String(s.depth));
+  if (s.depth !== 1 && (!s.view || s.view === 'neighbourhood')) p.set('depth', String(s.depth));
+  if (s.view === 'path' && s.to) p.set('to', s.to);
+  if (s.view === 'common' && s.n?.length) p.set('n', s.n.join(','));
+  if (s.layout) p.set('layout', s.layout);
   if (s.select && s.select !== s.id) p.set('select', s.select);
   if (s.claim) p.set('claim', s.claim);
   const q = p.toString();
   return q ? `?${q}` : location.pathname;
 }
+
+/** The key of what is drawn: a state with another key redraws the graph. */
+const drawKey = (s) => JSON.stringify([s.view ?? 'neighbourhood', s.id, s.view === 'neighbourhood' || !s.view ? s.depth : 0, s.to, s.n ?? []]);
 
 let state = readState();
 // Each load bumps its counter; answers to a load that was overtaken are dropped.
@@ -61,22 +84,31 @@ let detailsLoad = 0;
 
 /** Moves to state s: redraws the graph if the root or depth changed, then the details. */
 function navigate(next, { push = true } = {}) {
-  const redraw = next.id !== state.id || next.depth !== state.depth || !drawn;
+  next = { view: 'neighbourhood', to: '', n: [], layout: '', ...next };
+  const redraw = drawKey(next) !== drawKey(state) || !drawn;
+  const relayout = !redraw && next.layout !== state.layout;
   state = next;
   const url = stateURL(state);
   if (url !== (location.search || location.pathname)) {
     (push ? history.pushState : history.replaceState).call(history, null, '', url);
   }
   $('#depth').value = String(state.depth);
+  $('#depth').disabled = state.view !== 'neighbourhood';
   if (redraw) {
+    // On a phone the details follow the drawing: a new drawing asked for from them (a path,
+    // a narration, a new centre) is brought back into view.
+    if ($('#graph-pane').getBoundingClientRect().top < 0) window.scrollTo({ top: 0 });
     loadGraph();
+  } else if (relayout) {
+    graph.setLayout(state.layout || graph.layoutName());
   }
+  renderTools();
   loadDetails();
 }
 
 /** A link to another entity: a real href (new tabs work) that navigates in place on click. */
 function entityLink(entity, { root = true } = {}) {
-  const s = root ? { id: entity.id, depth: state.depth } : { ...state, select: entity.id, claim: '' };
+  const s = root ? { id: entity.id, depth: state.depth, layout: state.layout } : { ...state, select: entity.id, claim: '' };
   return el(
     'a',
     {
@@ -99,53 +131,190 @@ window.addEventListener('popstate', () => navigate(readState(), { push: false })
 
 let drawn = false;
 let rootName = '';
+let drawnStatus = null;
 const graph = createGraph($('#graph'), {
   onNode: (id) => navigate({ ...state, select: id, claim: '' }, { push: false }),
   onEdge: (claimId) => navigate({ ...state, select: '', claim: claimId }, { push: false }),
   onBackground: () => navigate({ ...state, select: '', claim: '' }, { push: false }),
+  onExpand: (id) => expand(id),
+  onChange: () => {
+    renderStatus();
+    renderLegend();
+    renderTools();
+  },
 });
+// For the browser test and the curious: the drawing's controller (graph.cy is Cytoscape).
+window.atharGraph = graph;
+
+/** Loads and draws what the state asks for: a neighbourhood or one of the answers. */
+function loadView(s) {
+  switch (s.view) {
+    case 'path':
+      return views.path(s.id, s.to);
+    case 'common':
+      return views.commonLink(s.n);
+    case 'timeline':
+      return views.timeline();
+    case 'narration':
+      return views.narration(s.id);
+    default:
+      return views.neighbourhood(s.id, s.depth);
+  }
+}
 
 async function loadGraph() {
   const n = ++graphLoad;
   const status = $('#graph-status');
   renderExports();
-  $('#fit').hidden = !state.id;
-  if (!state.id) {
+  const wanted = state.id || state.view === 'timeline' || (state.view === 'common' && state.n.length);
+  if (!wanted) {
     drawn = false;
+    drawnStatus = null;
     graph.show('', { nodes: [], edges: [] });
     status.textContent = '';
     renderLegend();
+    renderTools();
     return;
   }
-  status.textContent = 'Loading the neighbourhood…';
+  status.textContent = 'Loading…';
   try {
-    const data = await gql(NEIGHBOURHOOD, { id: state.id, depth: state.depth });
+    const v = await loadView(state);
     if (n !== graphLoad) return;
-    if (!data.entity) {
+    if (!v) {
       graph.show('', { nodes: [], edges: [] });
-      status.textContent = `Nothing in the graph has the id ${state.id}.`;
+      status.textContent = `Nothing in the graph has the id ${state.view === 'path' ? `${state.id} or ${state.to}` : state.id}.`;
       drawn = false;
+      drawnStatus = null;
       renderLegend();
+      renderTools();
       return;
     }
-    const nb = data.neighbourhood;
-    graph.show(state.id, nb);
+    rootName = v.rootName;
+    drawnStatus = v;
     drawn = true;
-    const root = nb.nodes.find((x) => x.id === state.id);
-    rootName = root?.name ?? '';
-    const { nodes, edges } = graph.counts();
-    status.replaceChildren(
-      el('span', { dir: 'auto', class: 'status-root' }, root?.name ?? state.id),
-      ` · depth ${state.depth} · ${nodes} ${nodes === 1 ? 'entity' : 'entities'}, ${edges} ${edges === 1 ? 'relation' : 'relations'}`,
-      nb.truncated ? ' (cut short: the neighbourhood is too large to draw whole)' : '',
-    );
-    graph.select(state.claim || state.select || state.id);
-    renderLegend();
+    graph.show(v.root, v, { layout: state.layout || v.layout });
+    graph.select(state.claim || state.select || v.root);
+    renderStatus();
   } catch (err) {
     if (n !== graphLoad) return;
-    status.textContent = `Could not load the neighbourhood: ${err.message}`;
+    status.textContent = `Could not load this: ${err.message}`;
   }
 }
+
+function renderStatus() {
+  const v = drawnStatus;
+  if (!v) return;
+  const { nodes, edges } = graph.counts();
+  $('#graph-status').replaceChildren(
+    el('span', { dir: 'auto', class: 'status-root' }, v.rootName || v.root),
+    ` · ${v.status} · ${nodes} ${nodes === 1 ? 'entity' : 'entities'}, ${edges} ${edges === 1 ? 'relation' : 'relations'}`,
+    v.truncated ? ' (cut short: too large to draw whole)' : '',
+  );
+}
+
+/** Adds the neighbours of id to the drawing. */
+async function expand(id) {
+  const button = $('#expand');
+  button.disabled = true;
+  const load = graphLoad;
+  try {
+    const nb = await views.neighbours(id);
+    if (load !== graphLoad) return; // another view was drawn meanwhile
+    const added = graph.expand(id, nb);
+    $('#graph-note').textContent = added ? `Added ${added} ${added === 1 ? 'entity' : 'entities'} around ${nameOf(id)}.` : `Everything around ${nameOf(id)} is drawn already.`;
+  } catch (err) {
+    $('#graph-note').textContent = `Could not expand: ${err.message}`;
+  } finally {
+    renderTools();
+  }
+}
+
+function nameOf(id) {
+  return graph.cy.getElementById(id).data('label') ?? id;
+}
+
+// --- The tools above the drawing ----------------------------------------------------------
+
+/** The node the tools act on: the selected one, when it is drawn. */
+function focusNode() {
+  const id = state.select || '';
+  return id && graph.has(id) ? id : '';
+}
+
+function renderTools() {
+  const on = drawn && graph.counts().nodes > 0;
+  $('#tools').hidden = !on;
+  $('#fit').hidden = !on;
+  if (!on) return;
+  const node = focusNode();
+  const name = node ? nameOf(node) : '';
+  $('#expand').disabled = !node;
+  $('#expand').title = node ? `Add the neighbours of ${name}` : 'Select a node to add its neighbours';
+  $('#hide').disabled = !node || node === drawnStatus?.root;
+  $('#hide').title = node ? `Hide ${name}` : 'Select a node to hide it';
+  $('#undo').disabled = !graph.canUndo();
+  $('#layout').value = graph.layoutName();
+  const narrations = graph.idsOfType('Narration');
+  $('#common').disabled = narrations.length < 2;
+  $('#common').title = narrations.length < 2 ? 'Needs two narrations or more in the drawing' : `Where the chains of the ${narrations.length} narrations drawn meet`;
+  renderFilter();
+}
+
+function renderFilter() {
+  const hidden = graph.hidden();
+  const box = (kind, value, label, checked) =>
+    el('label', {}, el('input', { type: 'checkbox', 'data-kind': kind, value, checked: checked || null, onchange: applyFilter }), label);
+  const drawnTypes = new Set(graph.typesDrawn());
+  $('#filter-body').replaceChildren(
+    el('fieldset', {}, el('legend', {}, 'Types'), ...types.filter((t) => drawnTypes.has(t.type)).map((t) => box('type', t.type, t.type, !hidden.types.has(t.type)))),
+    el('fieldset', {}, el('legend', {}, 'Relations'), ...graph.predicatesDrawn().map((p) => box('predicate', p, p, !hidden.predicates.has(p)))),
+  );
+  const n = hidden.types.size + hidden.predicates.size;
+  $('#filter summary').textContent = n ? `Filter (${n} hidden)` : 'Filter';
+}
+
+function applyFilter() {
+  const off = (kind) => [...document.querySelectorAll(`#filter-body input[data-kind="${kind}"]`)].filter((i) => !i.checked).map((i) => i.value);
+  graph.filter({ hideTypes: off('type'), hidePredicates: off('predicate') });
+}
+
+/** Saves a Blob as a file, as a download link would. */
+function save(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function imageName(ext) {
+  const base = state.view === 'neighbourhood' ? state.id : [state.view, state.id, state.to].filter(Boolean).join('-');
+  return exportFileName(base || 'view', ext);
+}
+
+function setUpTools() {
+  $('#layout').replaceChildren(...layouts.map((l) => el('option', { value: l.name }, l.label)));
+  $('#layout').addEventListener('change', (ev) => navigate({ ...state, layout: ev.target.value }, { push: false }));
+  $('#expand').addEventListener('click', () => focusNode() && expand(focusNode()));
+  $('#hide').addEventListener('click', () => {
+    const id = focusNode();
+    if (!id) return;
+    const name = nameOf(id);
+    graph.hide([id]);
+    $('#graph-note').textContent = `Hid ${name}.`;
+    navigate({ ...state, select: '', claim: '' }, { push: false });
+  });
+  $('#undo').addEventListener('click', () => {
+    graph.undo();
+    $('#graph-note').textContent = '';
+  });
+  $('#timeline').addEventListener('click', () => navigate({ view: 'timeline', id: '', depth: state.depth }));
+  $('#common').addEventListener('click', () => navigate({ view: 'common', id: '', n: graph.idsOfType('Narration').sort(), depth: state.depth }));
+  $('#png').addEventListener('click', async () => save(await graph.png(), imageName('.png')));
+  $('#svg').addEventListener('click', () => save(new Blob([graph.svg()], { type: 'image/svg+xml' }), imageName('.svg')));
+}
+setUpTools();
 
 function renderLegend() {
   const shown = graph.typesShown();
@@ -172,6 +341,8 @@ function swatch(t) {
     diamond: ['polygon', { points: '8,0.5 15.5,8 8,15.5 0.5,8' }],
     star: ['polygon', { points: '8,0.5 10.2,5.6 15.6,5.9 11.4,9.4 12.8,14.8 8,11.8 3.2,14.8 4.6,9.4 0.4,5.9 5.8,5.6' }],
     'round-tag': ['polygon', { points: '1,2 11,2 15,8 11,14 1,14' }],
+    rectangle: ['rect', { x: 1.5, y: 3, width: 13, height: 10 }],
+    pentagon: ['polygon', { points: '8,0.8 15.4,6.2 12.6,15 3.4,15 0.6,6.2' }],
   };
   const [name, attrs] = shapes[t.shape] ?? shapes.ellipse;
   const shape = document.createElementNS(ns, name);
@@ -181,16 +352,22 @@ function swatch(t) {
   return svg;
 }
 
+// The server's exports of what is drawn: a neighbourhood, or a narration's own graph.
 function renderExports() {
   const box = $('#exports');
-  if (!state.id) {
+  const exportable = state.id && (state.view === 'neighbourhood' || state.view === 'narration');
+  if (!exportable) {
     box.replaceChildren();
     return;
   }
+  const url = (f) => (state.view === 'narration' ? exportURL(f.format, state.id, 0, { narration: true }) : exportURL(f.format, state.id, state.depth));
+  // A disclosure, so that the list takes one line of the toolbar until it is opened.
   box.replaceChildren(
-    el('span', { class: 'exports-label' }, 'Download:'),
-    ...exportFormats.map((f) =>
-      el('a', { href: exportURL(f.format, state.id, state.depth), download: exportFileName(state.id, f.ext), 'data-format': f.format }, f.label),
+    el(
+      'details',
+      {},
+      el('summary', {}, 'Download'),
+      el('div', { class: 'exports-list' }, ...exportFormats.map((f) => el('a', { href: url(f), download: exportFileName(state.id, f.ext), 'data-format': f.format }, f.label))),
     ),
   );
 }
@@ -217,8 +394,8 @@ function narrationIds(claims) {
 async function loadDetails() {
   const n = ++detailsLoad;
   const pane = $('#details');
-  if (!state.id && !state.claim) {
-    pane.replaceChildren(welcome());
+  if (!state.id && !state.claim && !state.select) {
+    pane.replaceChildren(state.view === 'timeline' ? about('The timeline', 'Every event in the order the graph gives them, earliest at the top. Click an event to read its claims.') : state.view === 'common' ? about('The common link', 'Where the chains of transmission of these narrations meet (the madar): each narration’s own branch, the common link (the centre), and the route they share to the source.') : welcome());
     return;
   }
   pane.setAttribute('aria-busy', 'true');
@@ -252,13 +429,17 @@ async function loadDetails() {
 // From a claim back to the claims of the entity the graph is drawn around.
 function backLink() {
   if (!state.id) return null;
-  const s = { id: state.id, depth: state.depth };
+  const s = { ...state, select: '', claim: '' };
   const go = (ev) => {
     if (ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.button !== 0) return;
     ev.preventDefault();
     navigate(s, { push: false });
   };
   return el('p', { class: 'back' }, el('a', { href: stateURL(s), onclick: go }, '← Every claim about ', el('span', { dir: 'auto' }, rootName || state.id)));
+}
+
+function about(title, text) {
+  return el('div', { class: 'welcome' }, el('h2', {}, title), el('p', {}, text));
 }
 
 function welcome() {
@@ -285,19 +466,33 @@ function renderEntity(entity, claims) {
     badge(entity.type),
     el('h2', { dir: 'auto' }, entity.name),
     entity.arabic.length ? el('p', { class: 'arabic', lang: 'ar', dir: 'rtl' }, entity.arabic.join(' · ')) : null,
-    entity.surahNameArabic ? el('p', { class: 'arabic', lang: 'ar', dir: 'rtl' }, `${entity.surahNameArabic} ${entity.ref}`) : null,
+    // A verse's Arabic name (arabic) is already its surah's name and reference.
+    entity.surahNameArabic && !entity.arabic.length ? el('p', { class: 'arabic', lang: 'ar', dir: 'rtl' }, `${entity.surahNameArabic} ${entity.ref}`) : null,
     entity.surahMeaning ? el('p', { class: 'muted' }, `Surah ${entity.surahName}, “${entity.surahMeaning}”`) : null,
     entity.aliases.length ? el('p', { class: 'aliases' }, 'Also: ', ...joined(entity.aliases.map((a) => el('span', { dir: 'auto' }, a)), ' · ')) : null,
     entity.description ? el('p', { class: 'description', dir: 'auto' }, entity.description) : null,
     entity.references?.length ? el('p', { class: 'muted' }, ...joined(entity.references.map(reference), '; ')) : null,
     entity.narrator ? el('p', { class: 'muted' }, 'Narrated by ', entityLink(entity.narrator)) : null,
+    entity.gradings?.length
+      ? el('p', { class: 'muted gradings' }, 'Graded: ', ...joined(entity.gradings.map((g) => el('span', { dir: 'auto' }, `${g.graderName}: ${g.verdict}`)), '; '))
+      : null,
+    // The claims about a narration are few; the claims it asserts are drawn by its own graph.
+    entity.attestedClaims
+      ? el('p', { class: 'muted asserts' }, `It asserts ${entity.attestedClaims.totalCount} ${entity.attestedClaims.totalCount === 1 ? 'claim' : 'claims'}: `, el('em', {}, 'Draw this narration'), ' shows them all.')
+      : null,
     el(
       'p',
       { class: 'entity-actions' },
       el('code', { class: 'entity-id' }, entity.id),
-      entity.id !== state.id ? el('button', { type: 'button', onclick: () => navigate({ id: entity.id, depth: state.depth }) }, 'Centre the graph here') : null,
+      entity.id !== state.id || state.view !== 'neighbourhood'
+        ? el('button', { type: 'button', onclick: () => navigate({ id: entity.id, depth: state.depth, layout: state.layout }) }, 'Centre the graph here')
+        : null,
+      entity.type === 'Narration' && !(state.view === 'narration' && state.id === entity.id)
+        ? el('button', { type: 'button', class: 'draw-narration', onclick: () => navigate({ view: 'narration', id: entity.id, depth: state.depth }) }, 'Draw this narration')
+        : null,
       el('a', { href: graphiqlURL(entity.id) }, 'Query in GraphiQL'),
     ),
+    pathForm(entity),
   );
   out.push(head);
   if (entity.type === 'Narration') {
@@ -332,6 +527,43 @@ function moreClaims(id, after, list) {
     }
   });
   return button;
+}
+
+// A shortest path from this entity to another, found by search.
+function pathForm(entity) {
+  const input = el('input', { type: 'search', name: 'to', placeholder: 'a name or id', dir: 'auto', 'aria-label': `Shortest path from ${entity.name} to` });
+  const note = el('span', { class: 'muted', 'aria-live': 'polite' });
+  return el(
+    'form',
+    {
+      class: 'path-form',
+      onsubmit: async (ev) => {
+        ev.preventDefault();
+        const text = input.value.trim();
+        if (!text) return;
+        try {
+          // The best match of a search, or else the text as an id.
+          const found = await gql(SEARCH, { text });
+          let to = found.search[0]?.id;
+          if (!to) {
+            const exact = await gql(`query($id: ID!) { entity(id: $id) { id } }`, { id: text }).catch(() => null);
+            to = exact?.entity?.id;
+          }
+          if (!to) {
+            note.textContent = ` Nothing matches ${text}.`;
+            return;
+          }
+          navigate({ view: 'path', id: entity.id, to, depth: state.depth });
+        } catch (err) {
+          note.textContent = ` ${err.message}`;
+        }
+      },
+    },
+    el('label', {}, 'Shortest path to ', input),
+    ' ',
+    el('button', { type: 'submit' }, 'Draw'),
+    note,
+  );
 }
 
 function reference(r) {
