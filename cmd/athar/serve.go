@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
 
 	"github.com/athar-hadith/athar/graph"
@@ -58,12 +59,18 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 	if err := graph.BuildIndex(ctx, read, ix); err != nil {
 		return err
 	}
-	index := graph.IndexSubscriber(read, ix, logger)
-	im := ingest.NewLocal(st, schema.Vocabulary(), index)
+	// The full-text index lives beside the store, checked against it and rebuilt if stale.
+	texts, err := graph.OpenTextIndex(ctx, textIndexDir(*store), read, logger)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer texts.Close()
+	index := []ingest.Subscriber{graph.IndexSubscriber(read, ix, logger), graph.TextIndexSubscriber(read, texts, logger)}
+	im := ingest.NewLocal(st, schema.Vocabulary(), index...)
 	var writes ingest.Writer = im
 	var rep *replica.Background
 	if database.url != "" {
-		connect := connectReplica(e, database, st, m.Set, logger, index) // replica.go
+		connect := connectReplica(e, database, st, m.Set, logger, index...) // replica.go
 		if rep, err = replica.NewBackground(ctx, st, connect, logger); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
@@ -86,7 +93,7 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		logger.Info("empty store: loaded the seeds", "summary", stats.String())
 	}
 
-	gql, err := newGraphQL(e, st, writes, ix, logger)
+	gql, err := newGraphQL(e, st, writes, ix, texts, logger)
 	if err != nil {
 		return err
 	}
@@ -115,6 +122,15 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// textIndexDir is where the full-text index of a store lives: inside a bbolt store's
+// directory (so the store's lock covers it too), and in memory ("") for a memory store.
+func textIndexDir(store string) string {
+	if dir, ok := strings.CutPrefix(store, "bbolt:"); ok && dir != "" {
+		return filepath.Join(dir, "textindex")
+	}
+	return ""
 }
 
 // splitList splits a comma-separated list, dropping empty items.

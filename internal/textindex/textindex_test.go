@@ -197,7 +197,7 @@ func TestHighlightOffsets(t *testing.T) {
 		want string // every highlighted passage, folded (search.Normalize)
 	}{
 		{`"عكرمة بن عمار"`, "عكرمه بن عمار"},
-		{`"يحيى بن ادم"`, "يحيي بن ادم"}, // Muslim 1989 writes يَحْيَى، بْنُ آدَمَ: one highlight across the comma
+		{`"يحيى بن ادم"`, "يحيي بن ادم"},                                                // Muslim 1989 writes يَحْيَى، بْنُ آدَمَ: one highlight across the comma
 		{`"the Prophet (ﷺ) took ransom"`, "the prophet صلي الله عليه وسلم took ransom"}, // ﷺ is a word, folded to its four
 		{`"Abd al-Muttalib"`, "abd al muttalib"},
 	}

@@ -1,0 +1,199 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/textindex"
+)
+
+// textBatch is how many narrations the text index reads from the store at a time.
+const textBatch = 256
+
+// narrationReader is what keeping the text index needs of the store.
+type narrationReader interface {
+	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
+	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
+}
+
+// TextDoc is what the full-text index knows of a narration: its text (the store holds one
+// per narration today, in n.Language), title, references, collections and gradings. The
+// collections are those its references name.
+func TextDoc(n *athar.Narration) textindex.Doc {
+	d := textindex.Doc{Narration: string(n.ID), Title: n.Title}
+	seen := map[string]bool{}
+	for _, r := range n.References {
+		d.References = append(d.References, textindex.Reference{Collection: r.Collection, Edition: r.Edition, Number: r.Number})
+		if r.Collection != "" && !seen[r.Collection] {
+			seen[r.Collection] = true
+			d.Collection = append(d.Collection, r.Collection)
+		}
+	}
+	if n.Text != "" {
+		d.Texts = []textindex.Text{{Language: n.Language, Edition: n.Translation, Text: n.Text}}
+	}
+	for _, g := range n.Gradings {
+		grader, name := string(g.Grader), g.GraderName
+		switch {
+		case grader == "":
+			grader = name
+		case name == "":
+			// The words of the id (person:al-albani: "al-albani"), so that the grader's
+			// usual name finds it; the entity's own name may change with other narrations.
+			_, name, _ = strings.Cut(grader, ":")
+		}
+		d.Grades = append(d.Grades, textindex.Grade{Grader: grader, GraderName: name, Verdict: g.Verdict, Grade: string(g.Grade)})
+	}
+	return d
+}
+
+// OpenTextIndex opens the full-text index in dir ("" for one in memory) and brings it in
+// step with st: when the index is missing, of another schema version, unreadable, or its
+// stamp disagrees with the narrations st holds (a write it missed: athar load while the
+// server was stopped, a crash between the store's commit and the index's), it is built
+// again from st. Checking reads every narration once; rebuilding reads them again and
+// indexes them. Keep it in step afterwards with TextIndexSubscriber.
+func OpenTextIndex(ctx context.Context, dir string, st narrationReader, logger *slog.Logger) (*textindex.Index, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	start := time.Now()
+	want, n, err := storeStamp(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("open text index: %w", err)
+	}
+	ix, err := textindex.Open(dir)
+	if err == nil {
+		var have textindex.Stamp
+		if have, err = ix.Stamp(); err == nil && have == want {
+			logger.Info("text index in step with the store", "dir", dir, "narrations", n, "checked_in", time.Since(start).String())
+			return ix, nil
+		}
+		ix.Close()
+		logger.Warn("text index is stale: rebuilding it from the store", "dir", dir, "stamp", have.String(), "store", want.String())
+	} else if dir != "" {
+		logger.Warn("text index cannot be used: rebuilding it from the store", "dir", dir, "err", err)
+	}
+	if dir != "" {
+		if err := textindex.Remove(dir); err != nil {
+			return nil, err
+		}
+	}
+	if ix, err = textindex.Open(dir); err != nil {
+		return nil, err
+	}
+	if err := BuildTextIndex(ctx, st, ix); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	logger.Info("text index built", "dir", dir, "narrations", n, "took", time.Since(start).String())
+	return ix, nil
+}
+
+// TextIndexStale reports whether ix disagrees with the narrations st holds: whether it
+// missed a change. It reads every narration.
+func TextIndexStale(ctx context.Context, st narrationReader, ix *textindex.Index) (bool, error) {
+	want, _, err := storeStamp(ctx, st)
+	if err != nil {
+		return false, err
+	}
+	have, err := ix.Stamp()
+	if err != nil {
+		return false, err
+	}
+	return have != want, nil
+}
+
+// storeStamp returns the stamp the text index of st's narrations has, and how many there are.
+func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, int, error) {
+	var s textindex.Stamp
+	n := 0
+	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
+		for _, x := range ns {
+			s.Add(TextDoc(x))
+			n++
+		}
+		return nil
+	})
+	return s, n, err
+}
+
+// BuildTextIndex puts every narration st holds into ix.
+func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index) error {
+	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
+		docs := make([]textindex.Doc, len(ns))
+		for i, x := range ns {
+			docs[i] = TextDoc(x)
+		}
+		return ix.Put(ctx, docs...)
+	})
+	if err != nil {
+		return fmt.Errorf("build text index: %w", err)
+	}
+	return nil
+}
+
+func eachNarration(ctx context.Context, st narrationReader, fn func([]*athar.Narration) error) error {
+	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err != nil {
+		return err
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(textBatch, len(ids))]
+		ids = ids[len(batch):]
+		ns, err := st.Narrations(ctx, batch)
+		if err != nil {
+			return err
+		}
+		present := ns[:0]
+		for _, x := range ns {
+			if x != nil {
+				present = append(present, x)
+			}
+		}
+		if err := fn(present); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RefreshTextIndex brings ix up to date with the change cs made to the store: the
+// narration it labels is read again and put back, or deleted when the store no longer
+// holds it. Changes to a reserved graph (verse texts) are not narrations and are ignored.
+func RefreshTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index, cs athar.Changeset) error {
+	if cs.Narration == "" || athar.IsReservedGraph(cs.Narration.IRI()) {
+		return nil
+	}
+	ns, err := st.Narrations(ctx, []athar.ID{cs.Narration})
+	if err == nil {
+		if len(ns) == 1 && ns[0] != nil {
+			err = ix.Put(ctx, TextDoc(ns[0]))
+		} else {
+			err = ix.Delete(ctx, string(cs.Narration))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("refresh text index after %s: %w", cs.Narration, err)
+	}
+	return nil
+}
+
+// TextIndexSubscriber returns the ingest.Subscriber that keeps ix in step with every change
+// a writer commits (imports, deletes, merges, restores: each narration a change rewrites
+// comes as its own changeset). Like IndexSubscriber, it runs under the writing caller's
+// context values but not its cancellation, with a timeout of its own, and logs a failure:
+// the index then disagrees with the store's stamp, and the next OpenTextIndex rebuilds it.
+func TextIndexSubscriber(st narrationReader, ix *textindex.Index, logger *slog.Logger) func(context.Context, athar.Changeset) {
+	return func(ctx context.Context, cs athar.Changeset) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := RefreshTextIndex(ctx, st, ix, cs); err != nil && logger != nil {
+			logger.Error("text index is stale", "narration", cs.Narration, "err", err)
+		}
+	}
+}
