@@ -11,8 +11,9 @@ import (
 	"github.com/athar-hadith/athar/internal/textindex"
 )
 
-// textBatch is how many narrations the text index reads from the store at a time.
-const textBatch = 256
+// textBatch is how many narrations the text index reads from the store, and puts in the
+// index, at a time.
+const textBatch = 1024
 
 // narrationReader is what keeping the text index needs of the store.
 type narrationReader interface {
@@ -131,6 +132,9 @@ func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index
 		}
 		return ix.Put(ctx, docs...)
 	})
+	if err == nil {
+		err = ix.Compact(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("build text index: %w", err)
 	}

@@ -22,6 +22,8 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/search"
@@ -164,8 +166,31 @@ func (ix *Index) Len() (int, error) {
 	return int(n), nil
 }
 
-// batchTexts is how many texts one Bleve batch holds at most.
-const batchTexts = 512
+// batchTexts is how many texts one Bleve batch holds at most. Each batch is a segment on
+// disk, written and synced before Put returns; larger ones index faster and leave fewer
+// segments to merge, and hold more in memory while they are analysed.
+const batchTexts = 2048
+
+// Compact merges the index's segments into one, waiting until it is done: after a bulk
+// build, so that searches read one segment and the files of the many small ones written
+// batch by batch are released. In memory, it does nothing.
+func (ix *Index) Compact(ctx context.Context) error {
+	adv, err := ix.bx.Advanced()
+	if err != nil {
+		return athar.E("compact text index", athar.Internal, err)
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		if c := athar.Stopped(ctx, "compact text index"); c != nil {
+			return c
+		}
+		return athar.E("compact text index", athar.Internal, err)
+	}
+	return nil
+}
 
 // Put indexes the docs, replacing what the index held for their narrations (texts a new
 // version no longer has are removed). Docs are written in batches; each batch is atomic,
