@@ -78,8 +78,7 @@ type Snippet struct {
 // Span is a range of code points, End exclusive.
 type Span struct{ Start, End int }
 
-// Search returns one page of the texts matching q, best first (ties by narration id and
-// text). A query Search cannot read (an unclosed quote, nothing to look for, a bad cursor
+// Search returns one page of the texts matching q, best first. A query Search cannot read (an unclosed quote, nothing to look for, a bad cursor
 // or page size) is an Invalid error saying what is wrong.
 func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	const op = "search texts"
@@ -101,23 +100,44 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return Page{}, athar.E(op, athar.Invalid, err)
 	}
+	// Two passes: the page first, scored over every match but without term positions (which
+	// would be decoded for every match); then the positions of the page's texts only, for
+	// their snippets. Ties in score keep the index's order, stable while it is unchanged.
 	req := bleve.NewSearchRequestOptions(bq, first, from, false)
 	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
-	req.IncludeLocations = true
-	req.SortBy([]string{"-_score", "_id"})
 	res, err := ix.bx.SearchInContext(ctx, req)
 	if err != nil {
-		if c := athar.Stopped(ctx, op); c != nil {
-			return Page{}, c
+		return Page{}, searchError(ctx, op, err)
+	}
+	locs := map[string]search.FieldTermLocationMap{}
+	if len(res.Hits) > 0 {
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.ID
 		}
-		return Page{}, athar.E(op, athar.Internal, err)
+		lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bq), len(ids), 0, false)
+		lreq.IncludeLocations = true
+		lres, err := ix.bx.SearchInContext(ctx, lreq)
+		if err != nil {
+			return Page{}, searchError(ctx, op, err)
+		}
+		for _, h := range lres.Hits {
+			locs[h.ID] = h.Locations
+		}
 	}
 	p := Page{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
 	for i, h := range res.Hits {
-		p.Hits = append(p.Hits, hitOf(h, encodeCursor(from+i+1)))
+		p.Hits = append(p.Hits, hitOf(h, locs[h.ID], encodeCursor(from+i+1)))
 	}
 	p.More = from+len(res.Hits) < p.Total
 	return p, nil
+}
+
+func searchError(ctx context.Context, op string, err error) error {
+	if c := athar.Stopped(ctx, op); c != nil {
+		return c
+	}
+	return athar.E(op, athar.Internal, err)
 }
 
 func encodeCursor(next int) string {
@@ -236,7 +256,7 @@ func buildQuery(q Query) (query.Query, error) {
 	return bleve.NewConjunctionQuery(must...), nil
 }
 
-func hitOf(h *search.DocumentMatch, cursor string) Hit {
+func hitOf(h *search.DocumentMatch, locations search.FieldTermLocationMap, cursor string) Hit {
 	str := func(f string) string { s, _ := h.Fields[f].(string); return s }
 	hit := Hit{
 		Narration: str(fieldNarration),
@@ -254,7 +274,7 @@ func hitOf(h *search.DocumentMatch, cursor string) Hit {
 		field, text = fieldTextAr, str(fieldTextAr)
 	}
 	var spans []Span // bytes
-	for _, locs := range h.Locations[field] {
+	for _, locs := range locations[field] {
 		for _, l := range locs {
 			spans = append(spans, Span{int(l.Start), int(l.End)})
 		}
