@@ -81,6 +81,11 @@ const (
 	fieldChapter   = "chapter"
 	fieldGrade     = "grade"
 	fieldGrader    = "grader"
+	// A narration's entry (textindex.go): fieldKind is kindEntry, and no text field.
+	fieldKind  = "kind"
+	fieldHash  = "hash"
+	fieldTexts = "texts"
+	kindEntry  = "entry"
 )
 
 // newMapping is the index's schema: one document per text, with the text in the field of
@@ -139,6 +144,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	dm.AddFieldMappingsAt(fieldPosition, storedOnly())
 	dm.AddFieldMappingsAt(fieldTitle, storedOnly())
 	dm.AddFieldMappingsAt(fieldRefs, storedOnly())
+	dm.AddFieldMappingsAt(fieldKind, keywords(false))
+	dm.AddFieldMappingsAt(fieldHash, storedOnly())
+	dm.AddFieldMappingsAt(fieldTexts, storedOnly())
 	for _, f := range []string{fieldColl, fieldChapter, fieldGrade, fieldGrader} {
 		dm.AddFieldMappingsAt(f, keywords(false))
 	}

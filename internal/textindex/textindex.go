@@ -24,6 +24,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/search"
@@ -31,7 +32,7 @@ import (
 
 // Version is the version of the index's schema (its mapping, analyzers and what a Doc
 // holds). An index written with another version has no Stamp, so its owner rebuilds it.
-const Version = "1"
+const Version = "2"
 
 // Doc is what the index knows of one narration.
 type Doc struct {
@@ -79,18 +80,24 @@ type Index struct {
 	mu sync.Mutex
 }
 
-// Internal keys, in Bleve's internal key-value space beside the documents.
+// Internal keys, in Bleve's internal key-value space beside the documents. Scorch copies
+// every internal value into each snapshot it persists, so only these few small ones live
+// there; what the index records of each narration is a document (entry).
 const (
 	keyVersion = "athar.version"
 	keyStamp   = "athar.stamp"
-	keyEntry   = "athar.n\x00" // + narration id -> entry
 )
 
-// entry is what the index records of each narration it holds: the hash of its Doc (for the
-// stamp) and how many texts it indexed (for Delete).
+// entry is what the index records of each narration it holds, as a document of its own
+// (id: the narration's id; no text field, so no search finds it): the hash of its Doc (for
+// the stamp) and how many texts it indexed (for Delete).
 type entry struct {
-	Hash  string `json:"h"`
-	Texts int    `json:"t"`
+	Hash  string
+	Texts int
+}
+
+func (e entry) doc() map[string]any {
+	return map[string]any{fieldKind: kindEntry, fieldHash: e.Hash, fieldTexts: strconv.Itoa(e.Texts)}
 }
 
 // Open opens the index in dir, creating it when dir does not exist. An index of another
@@ -160,6 +167,14 @@ func (ix *Index) Close() error {
 // Len returns how many texts the index holds.
 func (ix *Index) Len() (int, error) {
 	n, err := ix.bx.DocCount()
+	if err == nil {
+		q := bleve.NewTermQuery(kindEntry)
+		q.SetField(fieldKind)
+		var res *bleve.SearchResult
+		if res, err = ix.bx.Search(bleve.NewSearchRequestOptions(q, 0, 0, false)); err == nil {
+			n -= res.Total
+		}
+	}
 	if err != nil {
 		return 0, athar.E("count texts", athar.Internal, err)
 	}
@@ -236,8 +251,9 @@ func (ix *Index) Put(ctx context.Context, docs ...Doc) error {
 		}
 		e := entry{Hash: hex.EncodeToString(h[:]), Texts: len(d.Texts)}
 		pending[d.Narration] = e
-		enc, _ := json.Marshal(e)
-		b.SetInternal([]byte(keyEntry+d.Narration), enc)
+		if err := b.Index(d.Narration, e.doc()); err != nil {
+			return athar.E("index "+d.Narration, athar.Internal, err)
+		}
 		if b.Size() >= batchTexts {
 			if err := flush(); err != nil {
 				return err
@@ -271,7 +287,7 @@ func (ix *Index) Delete(ctx context.Context, narration string) error {
 	for i := range old.Texts {
 		b.Delete(textID(narration, i))
 	}
-	b.DeleteInternal([]byte(keyEntry + narration))
+	b.Delete(narration)
 	b.SetInternal([]byte(keyStamp), stamp[:])
 	if err := ix.bx.Batch(b); err != nil {
 		return athar.E("unindex "+narration, athar.Internal, err)
@@ -290,13 +306,22 @@ func (ix *Index) entryOf(narration string, pending map[string]entry) (entry, boo
 	if e, ok := pending[narration]; ok {
 		return e, true, nil
 	}
-	v, err := ix.bx.GetInternal([]byte(keyEntry + narration))
-	if err != nil || v == nil {
+	doc, err := ix.bx.Document(narration)
+	if err != nil || doc == nil {
 		return entry{}, false, err
 	}
 	var e entry
-	if err := json.Unmarshal(v, &e); err != nil {
-		return entry{}, false, fmt.Errorf("entry of %s: %w", narration, err)
+	var texts string
+	doc.VisitFields(func(f index.Field) {
+		switch f.Name() {
+		case fieldHash:
+			e.Hash = string(f.Value())
+		case fieldTexts:
+			texts = string(f.Value())
+		}
+	})
+	if e.Texts, err = strconv.Atoi(texts); err != nil || len(e.Hash) != 2*len(Stamp{}) {
+		return entry{}, false, fmt.Errorf("entry of %s is damaged", narration)
 	}
 	return e, true, nil
 }
