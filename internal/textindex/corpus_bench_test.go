@@ -225,9 +225,9 @@ func TestCorpusBench(t *testing.T) {
 		label := q.Text
 		if q.Collection != "" || q.Language != "" || q.All || q.First != 0 {
 			label += fmt.Sprintf(" %+v", struct {
-				All                                  bool
+				All                                 bool
 				Collection, Grade, Grader, Language string
-				First                                int
+				First                               int
 			}{q.All, q.Collection, q.Grade, q.Grader, q.Language, q.First})
 		}
 		fmt.Printf("| `%s` | %d | %v | %v | %v |\n", label, total,
