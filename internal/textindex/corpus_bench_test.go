@@ -199,8 +199,10 @@ func TestCorpusBench(t *testing.T) {
 	defer ix.Close()
 	queries := []textindex.Query{
 		{Text: "strike his neck"},
+		{Text: "strike his neck", All: true},
 		{Text: `"strike his neck"`},
 		{Text: "عكرمة بن عمار"},
+		{Text: "عكرمة بن عمار", All: true},
 		{Text: `"عكرمة بن عمار"`},
 		{Text: `"ʿAbd al-Muṭṭalib"`},
 		{Text: "ransom prisoners Badr", All: true},
@@ -235,4 +237,15 @@ func TestCorpusBench(t *testing.T) {
 	}
 	now, peak = rss()
 	t.Logf("after searching: RSS %s, peak %s", now, peak)
+
+	// One narration at a time, as the subscriber puts each change: a batch, synced, each.
+	docs = corpusDocs(t, src)[:200]
+	start = time.Now()
+	for i := range docs {
+		docs[i].Title += " (v2)"
+		if err := ix.Put(ctx, docs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("200 single-narration puts: %v each", (time.Since(start) / 200).Round(10*time.Microsecond))
 }
