@@ -75,7 +75,11 @@ func OpenTextIndex(ctx context.Context, dir string, st narrationReader, logger *
 			return ix, nil
 		}
 		ix.Close()
-		logger.Warn("text index is stale: rebuilding it from the store", "dir", dir, "stamp", have.String(), "store", want.String())
+		if err == nil && have == (textindex.Stamp{}) {
+			logger.Info("text index is empty: building it from the store", "dir", dir)
+		} else {
+			logger.Warn("text index is stale: rebuilding it from the store", "dir", dir, "stamp", have.String(), "store", want.String(), "err", err)
+		}
 	} else if dir != "" {
 		logger.Warn("text index cannot be used: rebuilding it from the store", "dir", dir, "err", err)
 	}
