@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -19,6 +21,39 @@ const textBatch = 1024
 type narrationReader interface {
 	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
 	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
+	NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error)
+}
+
+// textDocVersion is the version of TextDoc: change it when TextDoc changes what it takes
+// from a narration, so that every index built before is rebuilt.
+const textDocVersion = "1"
+
+// textSource is the Doc.Source of a narration: a digest of its quads (sorted, as
+// NarrationQuads gives them) and of textDocVersion. Everything TextDoc reads of a narration
+// is in its own quads, and reading them is about four times cheaper than reading the
+// narration (on 70,000 narrations, 0.06 ms against 0.24 ms each).
+func textSource(qs []athar.Quad) string {
+	h := sha256.New()
+	h.Write([]byte(textDocVersion))
+	for _, q := range qs {
+		h.Write([]byte{0})
+		h.Write([]byte(q.Key()))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// textDocs builds the Docs of ns, with their sources.
+func textDocs(ctx context.Context, st narrationReader, ns []*athar.Narration) ([]textindex.Doc, error) {
+	docs := make([]textindex.Doc, len(ns))
+	for i, n := range ns {
+		qs, err := st.NarrationQuads(ctx, n.ID)
+		if err != nil {
+			return nil, err
+		}
+		docs[i] = TextDoc(n)
+		docs[i].Source = textSource(qs)
+	}
+	return docs, nil
 }
 
 // TextDoc is what the full-text index knows of a narration: its text (the store holds one
@@ -56,8 +91,8 @@ func TextDoc(n *athar.Narration) textindex.Doc {
 // step with st: when the index is missing, of another schema version, unreadable, or its
 // stamp disagrees with the narrations st holds (a write it missed: athar load while the
 // server was stopped, a crash between the store's commit and the index's), it is built
-// again from st. Checking reads every narration once; rebuilding reads them again and
-// indexes them. Keep it in step afterwards with TextIndexSubscriber.
+// again from st. Checking reads every narration's quads (about 5 s for 70,000 narrations);
+// rebuilding reads the narrations and indexes them. Keep it in step afterwards with TextIndexSubscriber.
 func OpenTextIndex(ctx context.Context, dir string, st narrationReader, logger *slog.Logger) (*textindex.Index, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -113,26 +148,30 @@ func TextIndexStale(ctx context.Context, st narrationReader, ix *textindex.Index
 	return have != want, nil
 }
 
-// storeStamp returns the stamp the text index of st's narrations has, and how many there are.
+// storeStamp returns the stamp the text index of st's narrations has, and how many there
+// are: from each narration's quads, without reading the narrations.
 func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, int, error) {
 	var s textindex.Stamp
-	n := 0
-	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
-		for _, x := range ns {
-			s.Add(TextDoc(x))
-			n++
+	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err != nil {
+		return s, 0, err
+	}
+	for _, id := range ids {
+		qs, err := st.NarrationQuads(ctx, id)
+		if err != nil {
+			return s, 0, err
 		}
-		return nil
-	})
-	return s, n, err
+		s.AddSource(string(id), textSource(qs))
+	}
+	return s, len(ids), nil
 }
 
 // BuildTextIndex puts every narration st holds into ix.
 func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index) error {
 	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
-		docs := make([]textindex.Doc, len(ns))
-		for i, x := range ns {
-			docs[i] = TextDoc(x)
+		docs, err := textDocs(ctx, st, ns)
+		if err != nil {
+			return err
 		}
 		return ix.Put(ctx, docs...)
 	})
@@ -180,7 +219,10 @@ func RefreshTextIndex(ctx context.Context, st narrationReader, ix *textindex.Ind
 	ns, err := st.Narrations(ctx, []athar.ID{cs.Narration})
 	if err == nil {
 		if len(ns) == 1 && ns[0] != nil {
-			err = ix.Put(ctx, TextDoc(ns[0]))
+			var docs []textindex.Doc
+			if docs, err = textDocs(ctx, st, ns); err == nil {
+				err = ix.Put(ctx, docs...)
+			}
 		} else {
 			err = ix.Delete(ctx, string(cs.Narration))
 		}

@@ -32,7 +32,7 @@ import (
 
 // Version is the version of the index's schema (its mapping, analyzers and what a Doc
 // holds). An index written with another version has no Stamp, so its owner rebuilds it.
-const Version = "2"
+const Version = "3"
 
 // Doc is what the index knows of one narration.
 type Doc struct {
@@ -43,6 +43,11 @@ type Doc struct {
 	Collection []string    // the collections it is in (filter); by default its references'
 	Chapter    Chapter     // the chapter (book) it is in, when known
 	Grades     []Grade     // its gradings
+	// Source identifies what the Doc was built from (e.g. a digest of the narration's
+	// quads), when its owner can compute it more cheaply than the Doc itself: the stamp is
+	// then made of (Narration, Source) pairs, and the owner checks the index against the
+	// store without building any Doc (Stamp.AddSource). Empty: the Doc's content counts.
+	Source string
 }
 
 // Reference locates a narration in a source.
@@ -394,6 +399,11 @@ type Stamp [sha256.Size]byte
 // Add adds d to the stamp.
 func (s *Stamp) Add(d Doc) { s.xor(hashDoc(d)) }
 
+// AddSource adds the Doc of narration built from source (Doc.Source) to the stamp.
+func (s *Stamp) AddSource(narration, source string) {
+	s.xor(hashDoc(Doc{Narration: narration, Source: source}))
+}
+
 func (s *Stamp) xor(h Stamp) {
 	for i := range s {
 		s[i] ^= h[i]
@@ -402,10 +412,14 @@ func (s *Stamp) xor(h Stamp) {
 
 func (s Stamp) String() string { return hex.EncodeToString(s[:]) }
 
-// hashDoc hashes everything of d the index uses, with the schema version.
+// hashDoc hashes d's narration and source or, without a source, everything of d the index
+// uses; with the schema version.
 func hashDoc(d Doc) Stamp {
+	if d.Source != "" {
+		return sha256.Sum256([]byte(Version + "\x00" + d.Narration + "\x00" + d.Source))
+	}
 	b, _ := json.Marshal(d) // a struct of strings and slices: never fails, deterministic
-	return sha256.Sum256(append([]byte(Version+"\x00"), b...))
+	return sha256.Sum256(append([]byte(Version+"\x01"), b...))
 }
 
 // Stamp returns the stamp of what the index holds (the zero Stamp when empty).
