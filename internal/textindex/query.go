@@ -233,10 +233,24 @@ func buildQuery(q Query) (query.Query, error) {
 		clauses = append(clauses, bleve.NewDisjunctionQuery(alts...))
 	}
 	var main query.Query
-	if q.All {
+	if q.All || len(clauses) == 1 {
 		main = bleve.NewConjunctionQuery(clauses...)
 	} else {
-		main = bleve.NewDisjunctionQuery(clauses...)
+		// Any word matches; texts with every word, and above all with the words as
+		// written side by side, come first: "عكرمة بن عمار" ranks the chains naming him
+		// above the many texts with بن alone.
+		all := bleve.NewConjunctionQuery(clauses...)
+		all.SetBoost(boostAll)
+		boosted := []query.Query{all}
+		if words := bareWords(parts); len(words) > 1 {
+			for _, f := range []string{fieldText, fieldTextAr} {
+				pq := bleve.NewMatchPhraseQuery(strings.Join(words, " "))
+				pq.SetField(f)
+				pq.SetBoost(boostPhrase)
+				boosted = append(boosted, pq)
+			}
+		}
+		main = bleve.NewDisjunctionQuery(append(boosted, clauses...)...)
 	}
 	must := []query.Query{main}
 	for _, f := range []struct{ field, value string }{
@@ -254,6 +268,23 @@ func buildQuery(q Query) (query.Query, error) {
 		return main, nil
 	}
 	return bleve.NewConjunctionQuery(must...), nil
+}
+
+// How much more a text with every word, and with the unquoted words side by side, scores.
+const (
+	boostAll    = 2
+	boostPhrase = 4
+)
+
+// bareWords returns the unquoted words of a query, in order.
+func bareWords(parts []part) []string {
+	var out []string
+	for _, p := range parts {
+		if !p.phrase {
+			out = append(out, p.text)
+		}
+	}
+	return out
 }
 
 func hitOf(h *search.DocumentMatch, locations search.FieldTermLocationMap, cursor string) Hit {
