@@ -17,6 +17,7 @@ import (
 	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/search"
+	"github.com/athar-hadith/athar/internal/textindex"
 )
 
 // Config is what the GraphQL handler needs.
@@ -25,6 +26,9 @@ type Config struct {
 	Importer writer // the mutations' write path: an ingest.Writer (docs/architecture.md)
 	Vocab    *athar.Vocabulary
 	Index    *search.Index
+	// Texts is the full-text index of narration texts (searchTexts), kept in step by the
+	// caller (OpenTextIndex, TextIndexSubscriber); nil answers searchTexts with UNAVAILABLE.
+	Texts *textindex.Index
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
 	Token  string
 	Logger *slog.Logger
@@ -134,6 +138,9 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}
+	if cfg.Texts != nil {
+		r.texts = cfg.Texts
+	}
 	es := costed{ExecutableSchema: generated.NewExecutableSchema(generated.Config{Resolvers: r}), index: cfg.Index, store: cfg.Store}
 
 	srv := handler.New(es)

@@ -18,6 +18,7 @@ import (
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
 	"github.com/athar-hadith/athar/internal/testsupport"
+	"github.com/athar-hadith/athar/internal/textindex"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
@@ -30,6 +31,7 @@ type env struct {
 	store    athar.Store
 	importer *ingest.Local
 	index    *search.Index
+	texts    *textindex.Index
 	srv      *httptest.Server
 	logs     *testsupport.Buffer
 }
@@ -39,6 +41,8 @@ type options struct {
 	token  string
 	wrap   func(athar.Store) athar.Store // decorates the store the handler reads
 	config func(*graph.Config)
+	// textDir is where the full-text index lives; in memory when empty.
+	textDir string
 }
 
 // newEnv starts a server over the seeds, with testToken unless opt says otherwise.
@@ -61,14 +65,19 @@ func newEnv(t *testing.T, opt options) *env {
 	if err := graph.BuildIndex(context.Background(), st, ix); err != nil {
 		t.Fatal(err)
 	}
-	im := ingest.NewLocal(st, vocab, graph.IndexSubscriber(st, ix, logger))
+	texts, err := graph.OpenTextIndex(context.Background(), opt.textDir, st, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { texts.Close() })
+	im := ingest.NewLocal(st, vocab, graph.IndexSubscriber(st, ix, logger), graph.TextIndexSubscriber(st, texts, logger))
 	loadSeeds(t, im)
 	var read athar.Store = st
 	if opt.wrap != nil {
 		read = opt.wrap(st)
 	}
 	cfg := graph.Config{
-		Store: read, Importer: im, Vocab: vocab, Index: ix, Token: opt.token, Logger: logger,
+		Store: read, Importer: im, Vocab: vocab, Index: ix, Texts: texts, Token: opt.token, Logger: logger,
 	}
 	if opt.config != nil {
 		opt.config(&cfg)
@@ -79,7 +88,7 @@ func newEnv(t *testing.T, opt options) *env {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{store: st, importer: im, index: ix, srv: srv, logs: logs}
+	return &env{store: st, importer: im, index: ix, texts: texts, srv: srv, logs: logs}
 }
 
 // loadSeeds imports every embedded seed, in dependency order.

@@ -32,6 +32,15 @@ var researchQueries = map[string]string{
 		badr: search(text: "Badr", first: 5) { id type name }
 		umar: entity(id: "person:umar-ibn-al-khattab") { name narrations(first: 10) { id title references { collection number } } }
 	}`,
+	"full-text search, a page of 1,000 hits": `{
+		texts: searchTexts(query: "ransom \"strike his neck\"", first: 1000) {
+			totalCount pageInfo { hasNextPage endCursor }
+			edges { cursor node { narration { id } language title score
+				references { collection number } snippet { text start end highlights { start end } } } }
+		}
+		read: searchTexts(query: "ransom", first: 20) { edges { node { narration { id title chain { id name } gradings { grade } } } } }
+		arabic: searchTexts(query: "عكرمة بن عمار", language: "ar", first: 20) { totalCount edges { node { narration { id } snippet { text highlights { start end } } } } }
+	}`,
 	"neighbourhood with claims": `{
 		around: neighbourhood(id: "event:badr", depth: 1) {
 			nodes { id type name }

@@ -52,6 +52,7 @@ type Resolver struct {
 	write writer
 	vocab *athar.Vocabulary
 	index finder
+	texts textSearcher // nil when the server has no full-text index
 }
 
 // Query returns the Query resolver.

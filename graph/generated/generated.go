@@ -42,6 +42,7 @@ type ResolverRoot interface {
 	Place() PlaceResolver
 	Query() QueryResolver
 	Relation() RelationResolver
+	TextHit() TextHitResolver
 	Verse() VerseResolver
 }
 
@@ -431,6 +432,7 @@ type ComplexityRoot struct {
 		Predicate     func(childComplexity int, name string) int
 		Predicates    func(childComplexity int) int
 		Search        func(childComplexity int, text string, first *int) int
+		SearchTexts   func(childComplexity int, query string, collection *string, grade *string, grader *string, chapter *string, language *string, all *bool, first *int, after *string) int
 		ShortestPath  func(childComplexity int, from string, to string, maxLength *int, predicates []string, excludePredicates []string) int
 		Timeline      func(childComplexity int, first *int) int
 		Variants      func(childComplexity int, subject string, predicate string, first *int) int
@@ -479,6 +481,40 @@ type ComplexityRoot struct {
 		Title      func(childComplexity int) int
 		Translator func(childComplexity int) int
 		URL        func(childComplexity int) int
+	}
+
+	TextHit struct {
+		Edition    func(childComplexity int) int
+		Language   func(childComplexity int) int
+		Narration  func(childComplexity int) int
+		Position   func(childComplexity int) int
+		References func(childComplexity int) int
+		Score      func(childComplexity int) int
+		Snippet    func(childComplexity int) int
+		Title      func(childComplexity int) int
+	}
+
+	TextHitConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TextHitEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TextSnippet struct {
+		End        func(childComplexity int) int
+		Highlights func(childComplexity int) int
+		Start      func(childComplexity int) int
+		Text       func(childComplexity int) int
+	}
+
+	TextSpan struct {
+		End   func(childComplexity int) int
+		Start func(childComplexity int) int
 	}
 
 	Verse struct {
@@ -711,9 +747,13 @@ type QueryResolver interface {
 	Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error)
 	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
 	Gradings(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) ([]*model.Grading, error)
+	SearchTexts(ctx context.Context, query string, collection *string, grade *string, grader *string, chapter *string, language *string, all *bool, first *int, after *string) (*model.TextHitConnection, error)
 }
 type RelationResolver interface {
 	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
+}
+type TextHitResolver interface {
+	Narration(ctx context.Context, obj *model.TextHit) (*model.Narration, error)
 }
 type VerseResolver interface {
 	Narrations(ctx context.Context, obj *model.Verse, first *int) ([]*model.Narration, error)
@@ -3270,6 +3310,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Search(childComplexity, args["text"].(string), args["first"].(*int)), true
+	case "Query.searchTexts":
+		if e.ComplexityRoot.Query.SearchTexts == nil {
+			break
+		}
+
+		args, err := ec.field_Query_searchTexts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.SearchTexts(childComplexity, args["query"].(string), args["collection"].(*string), args["grade"].(*string), args["grader"].(*string), args["chapter"].(*string), args["language"].(*string), args["all"].(*bool), args["first"].(*int), args["after"].(*string)), true
 	case "Query.shortestPath":
 		if e.ComplexityRoot.Query.ShortestPath == nil {
 			break
@@ -3476,6 +3527,125 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TextAttribution.URL(childComplexity), true
+
+	case "TextHit.edition":
+		if e.ComplexityRoot.TextHit.Edition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Edition(childComplexity), true
+	case "TextHit.language":
+		if e.ComplexityRoot.TextHit.Language == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Language(childComplexity), true
+	case "TextHit.narration":
+		if e.ComplexityRoot.TextHit.Narration == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Narration(childComplexity), true
+	case "TextHit.position":
+		if e.ComplexityRoot.TextHit.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Position(childComplexity), true
+	case "TextHit.references":
+		if e.ComplexityRoot.TextHit.References == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.References(childComplexity), true
+	case "TextHit.score":
+		if e.ComplexityRoot.TextHit.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Score(childComplexity), true
+	case "TextHit.snippet":
+		if e.ComplexityRoot.TextHit.Snippet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Snippet(childComplexity), true
+	case "TextHit.title":
+		if e.ComplexityRoot.TextHit.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Title(childComplexity), true
+
+	case "TextHitConnection.edges":
+		if e.ComplexityRoot.TextHitConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHitConnection.Edges(childComplexity), true
+	case "TextHitConnection.pageInfo":
+		if e.ComplexityRoot.TextHitConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHitConnection.PageInfo(childComplexity), true
+	case "TextHitConnection.totalCount":
+		if e.ComplexityRoot.TextHitConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHitConnection.TotalCount(childComplexity), true
+
+	case "TextHitEdge.cursor":
+		if e.ComplexityRoot.TextHitEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHitEdge.Cursor(childComplexity), true
+	case "TextHitEdge.node":
+		if e.ComplexityRoot.TextHitEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHitEdge.Node(childComplexity), true
+
+	case "TextSnippet.end":
+		if e.ComplexityRoot.TextSnippet.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextSnippet.End(childComplexity), true
+	case "TextSnippet.highlights":
+		if e.ComplexityRoot.TextSnippet.Highlights == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextSnippet.Highlights(childComplexity), true
+	case "TextSnippet.start":
+		if e.ComplexityRoot.TextSnippet.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextSnippet.Start(childComplexity), true
+	case "TextSnippet.text":
+		if e.ComplexityRoot.TextSnippet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextSnippet.Text(childComplexity), true
+
+	case "TextSpan.end":
+		if e.ComplexityRoot.TextSpan.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextSpan.End(childComplexity), true
+	case "TextSpan.start":
+		if e.ComplexityRoot.TextSpan.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextSpan.Start(childComplexity), true
 
 	case "Verse.aliases":
 		if e.ComplexityRoot.Verse.Aliases == nil {
@@ -4731,6 +4901,77 @@ extend type Narration {
   transmitters(first: Int = 50, after: String): RelationConnection!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/textsearch.graphqls", Input: `# Full-text search over narration texts (docs/search.md). Kept apart from schema.graphqls so
+# that the search's contract reads in one place; gqlgen reads both (graph/gqlgen.yml).
+
+extend type Query {
+  """
+  The narration texts (Arabic texts and translations) matching query, best first, as a
+  Relay connection. query is words and "quoted phrases"; a text matches when it has any of
+  them, ranked higher the more it has and the rarer they are (all: true requires every
+  one). Forgiving of case, transliteration marks (' ` + "`" + ` ʿ ’), Latin diacritics, Arabic
+  harakat and tatweel, hamza forms (أ إ آ ٱ) and taa marbuta (ة/ه): "عكرمة بن عمار" finds
+  عِكْرِمَةُ بْنُ عَمَّارٍ. English words are stemmed ("prisoner" finds "prisoners"), Arabic words
+  are not. Filters, each compared as folded names are: collection (a reference's, e.g.
+  "Sahih Muslim"), grade (normalised: sahih, hasan-sahih, hasan, daif, mawdu), grader (id or
+  name), chapter (id or name), language (of the text, e.g. "ar"). first is 1 to 1000;
+  paging stops 10,000 hits in. INVALID_ARGUMENT names what is wrong with a query (an
+  unclosed quote, no words).
+  """
+  searchTexts(query: String!, collection: String, grade: String, grader: String,
+              chapter: String, language: String, all: Boolean = false,
+              first: Int = 20, after: String): TextHitConnection!
+}
+
+type TextHitConnection {
+  edges: [TextHitEdge!]!
+  pageInfo: PageInfo!
+  "How many texts match, on every page."
+  totalCount: Int!
+}
+
+type TextHitEdge {
+  cursor: String!
+  node: TextHit!
+}
+
+"One text of a narration that matches a search."
+type TextHit {
+  "The narration, as narration(id:) gives it."
+  narration: Narration!
+  "Which of the narration's texts matched, from 0."
+  position: Int!
+  "The text's language, e.g. en or ar."
+  language: String!
+  "The edition or translation the text is from, when known."
+  edition: String
+  "The narration's title."
+  title: String!
+  "Where the narration is found (collection, number, edition or numbering scheme)."
+  references: [Reference!]!
+  "Relevance (BM25-like tf-idf): only comparable within one search."
+  score: Float!
+  snippet: TextSnippet!
+}
+
+"""
+A passage of the text around what matched. Offsets are Unicode code points into the whole
+text, as attestations' start and end are: text is the narration text from start to end.
+"""
+type TextSnippet {
+  text: String!
+  start: Int!
+  end: Int!
+  "What matched, within start..end, sorted; a phrase is one span."
+  highlights: [TextSpan!]!
+}
+
+"A range of code points of a text, end exclusive."
+type TextSpan {
+  start: Int!
+  end: Int!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5394,6 +5635,74 @@ func (ec *executionContext) childFields_TextAttribution(ctx context.Context, fie
 		return ec.fieldContext_TextAttribution_translator(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TextAttribution", field.Name)
+}
+
+func (ec *executionContext) childFields_TextHit(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "narration":
+		return ec.fieldContext_TextHit_narration(ctx, field)
+	case "position":
+		return ec.fieldContext_TextHit_position(ctx, field)
+	case "language":
+		return ec.fieldContext_TextHit_language(ctx, field)
+	case "edition":
+		return ec.fieldContext_TextHit_edition(ctx, field)
+	case "title":
+		return ec.fieldContext_TextHit_title(ctx, field)
+	case "references":
+		return ec.fieldContext_TextHit_references(ctx, field)
+	case "score":
+		return ec.fieldContext_TextHit_score(ctx, field)
+	case "snippet":
+		return ec.fieldContext_TextHit_snippet(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextHit", field.Name)
+}
+
+func (ec *executionContext) childFields_TextHitConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TextHitConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TextHitConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TextHitConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextHitConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TextHitEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TextHitEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TextHitEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextHitEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TextSnippet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "text":
+		return ec.fieldContext_TextSnippet_text(ctx, field)
+	case "start":
+		return ec.fieldContext_TextSnippet_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TextSnippet_end(ctx, field)
+	case "highlights":
+		return ec.fieldContext_TextSnippet_highlights(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextSnippet", field.Name)
+}
+
+func (ec *executionContext) childFields_TextSpan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_TextSpan_start(ctx, field)
+	case "end":
+		return ec.fieldContext_TextSpan_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TextSpan", field.Name)
 }
 
 func (ec *executionContext) childFields_Verse(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8795,6 +9104,84 @@ func (ec *executionContext) field_Query_predicate_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_searchTexts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "query",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["query"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "collection",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["collection"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "grade",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "grader",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grader"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "chapter",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["chapter"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "language",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["language"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "all",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["all"] = arg6
+	arg7, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg7
+	arg8, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg8
 	return args, nil
 }
 
@@ -19539,6 +19926,50 @@ func (ec *executionContext) fieldContext_Query_gradings(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_searchTexts(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_searchTexts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().SearchTexts(ctx, fc.Args["query"].(string), fc.Args["collection"].(*string), fc.Args["grade"].(*string), fc.Args["grader"].(*string), fc.Args["chapter"].(*string), fc.Args["language"].(*string), fc.Args["all"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TextHitConnection) graphql.Marshaler {
+			return ec.marshalNTextHitConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHitConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_searchTexts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextHitConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_searchTexts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20292,6 +20723,506 @@ func (ec *executionContext) _TextAttribution_translator(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_TextAttribution_translator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TextAttribution", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextHit_narration(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_narration(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TextHit().Narration(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
+			return ec.marshalNNarration2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐNarration(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_narration(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextHit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Narration(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextHit_position(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHit", field, true, false, "Int")
+}
+
+func (ec *executionContext) _TextHit_language(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_language(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Language(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_language(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHit", field, true, false, "String")
+}
+
+func (ec *executionContext) _TextHit_edition(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_edition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edition(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_edition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHit", field, true, false, "String")
+}
+
+func (ec *executionContext) _TextHit_title(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHit", field, true, false, "String")
+}
+
+func (ec *executionContext) _TextHit_references(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_references(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.References(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Reference) graphql.Marshaler {
+			return ec.marshalNReference2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐReferenceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_references(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextHit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reference(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextHit_score(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHit", field, true, false, "Float")
+}
+
+func (ec *executionContext) _TextHit_snippet(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_snippet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Snippet(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TextSnippet) graphql.Marshaler {
+			return ec.marshalNTextSnippet2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSnippet(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_snippet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextHit",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextSnippet(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextHitConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.TextHitConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHitConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TextHitEdge) graphql.Marshaler {
+			return ec.marshalNTextHitEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHitEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHitConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextHitConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextHitEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextHitConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.TextHitConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHitConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHitConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextHitConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextHitConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.TextHitConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHitConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHitConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHitConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TextHitEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.TextHitEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHitEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHitEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHitEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextHitEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.TextHitEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHitEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.TextHit) graphql.Marshaler {
+			return ec.marshalNTextHit2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHit(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHitEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextHitEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextHit(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextSnippet_text(ctx context.Context, field graphql.CollectedField, obj *model.TextSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextSnippet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextSnippet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextSnippet", field, false, false, "String")
+}
+
+func (ec *executionContext) _TextSnippet_start(ctx context.Context, field graphql.CollectedField, obj *model.TextSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextSnippet_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextSnippet_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextSnippet", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TextSnippet_end(ctx context.Context, field graphql.CollectedField, obj *model.TextSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextSnippet_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextSnippet_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextSnippet", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TextSnippet_highlights(ctx context.Context, field graphql.CollectedField, obj *model.TextSnippet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextSnippet_highlights(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Highlights, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.TextSpan) graphql.Marshaler {
+			return ec.marshalNTextSpan2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSpanᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextSnippet_highlights(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TextSnippet",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TextSpan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TextSpan_start(ctx context.Context, field graphql.CollectedField, obj *model.TextSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextSpan_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextSpan_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextSpan", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TextSpan_end(ctx context.Context, field graphql.CollectedField, obj *model.TextSpan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextSpan_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextSpan_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextSpan", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Verse_id(ctx context.Context, field graphql.CollectedField, obj *model.Verse) (ret graphql.Marshaler) {
@@ -24693,6 +25624,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_gradings(ctx, field)
 				})
+		case "searchTexts":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_searchTexts(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -25004,6 +25941,242 @@ func (ec *executionContext) _TextAttribution(ctx context.Context, sel ast.Select
 		case "translator":
 			out.Values[i] = ec._TextAttribution_translator(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textHitImplementors = []string{"TextHit"}
+
+func (ec *executionContext) _TextHit(ctx context.Context, sel ast.SelectionSet, obj *model.TextHit) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textHitImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextHit")
+		case "narration":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TextHit_narration(ctx, field, obj)
+				})
+		case "position":
+			out.Values[i] = ec._TextHit_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "language":
+			out.Values[i] = ec._TextHit_language(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "edition":
+			out.Values[i] = ec._TextHit_edition(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._TextHit_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "references":
+			out.Values[i] = ec._TextHit_references(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "score":
+			out.Values[i] = ec._TextHit_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "snippet":
+			out.Values[i] = ec._TextHit_snippet(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textHitConnectionImplementors = []string{"TextHitConnection"}
+
+func (ec *executionContext) _TextHitConnection(ctx context.Context, sel ast.SelectionSet, obj *model.TextHitConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textHitConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextHitConnection")
+		case "edges":
+			out.Values[i] = ec._TextHitConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TextHitConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TextHitConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textHitEdgeImplementors = []string{"TextHitEdge"}
+
+func (ec *executionContext) _TextHitEdge(ctx context.Context, sel ast.SelectionSet, obj *model.TextHitEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textHitEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextHitEdge")
+		case "cursor":
+			out.Values[i] = ec._TextHitEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TextHitEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textSnippetImplementors = []string{"TextSnippet"}
+
+func (ec *executionContext) _TextSnippet(ctx context.Context, sel ast.SelectionSet, obj *model.TextSnippet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textSnippetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextSnippet")
+		case "text":
+			out.Values[i] = ec._TextSnippet_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._TextSnippet_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TextSnippet_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "highlights":
+			out.Values[i] = ec._TextSnippet_highlights(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var textSpanImplementors = []string{"TextSpan"}
+
+func (ec *executionContext) _TextSpan(ctx context.Context, sel ast.SelectionSet, obj *model.TextSpan) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, textSpanImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TextSpan")
+		case "start":
+			out.Values[i] = ec._TextSpan_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._TextSpan_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -25819,6 +26992,20 @@ func (ec *executionContext) marshalNEvent2ᚖgithubᚗcomᚋatharᚑhadithᚋath
 	return ec._Event(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Float!")
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) marshalNGrading2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -26233,6 +27420,54 @@ func (ec *executionContext) marshalNSubgraph2ᚖgithubᚗcomᚋatharᚑhadithᚋ
 	return ec._Subgraph(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNTextHit2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHit(ctx context.Context, sel ast.SelectionSet, v *model.TextHit) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextHit!")
+		return graphql.Null
+	}
+	return ec._TextHit(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextHitConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHitConnection(ctx context.Context, sel ast.SelectionSet, v *model.TextHitConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextHitConnection!")
+		return graphql.Null
+	}
+	return ec._TextHitConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextHitEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHitEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TextHitEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTextHitEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHitEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTextHitEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextHitEdge(ctx context.Context, sel ast.SelectionSet, v *model.TextHitEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextHitEdge!")
+		return graphql.Null
+	}
+	return ec._TextHitEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTextSnippet2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSnippet(ctx context.Context, sel ast.SelectionSet, v *model.TextSnippet) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextSnippet!")
+		return graphql.Null
+	}
+	return ec._TextSnippet(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNTextSource2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSource(ctx context.Context, v any) (model.TextSource, error) {
 	var res model.TextSource
 	err := res.UnmarshalGQL(v)
@@ -26241,6 +27476,30 @@ func (ec *executionContext) unmarshalNTextSource2githubᚗcomᚋatharᚑhadith�
 
 func (ec *executionContext) marshalNTextSource2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSource(ctx context.Context, sel ast.SelectionSet, v model.TextSource) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNTextSpan2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSpanᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TextSpan) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTextSpan2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSpan(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTextSpan2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSpan(ctx context.Context, sel ast.SelectionSet, v *model.TextSpan) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "TextSpan!")
+		return graphql.Null
+	}
+	return ec._TextSpan(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {

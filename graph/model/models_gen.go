@@ -223,6 +223,34 @@ type TextAttribution struct {
 	Translator *string `json:"translator,omitempty"`
 }
 
+type TextHitConnection struct {
+	Edges    []*TextHitEdge `json:"edges"`
+	PageInfo *PageInfo      `json:"pageInfo"`
+	// How many texts match, on every page.
+	TotalCount int `json:"totalCount"`
+}
+
+type TextHitEdge struct {
+	Cursor string   `json:"cursor"`
+	Node   *TextHit `json:"node"`
+}
+
+// A passage of the text around what matched. Offsets are Unicode code points into the whole
+// text, as attestations' start and end are: text is the narration text from start to end.
+type TextSnippet struct {
+	Text  string `json:"text"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	// What matched, within start..end, sorted; a phrase is one span.
+	Highlights []*TextSpan `json:"highlights"`
+}
+
+// A range of code points of a text, end exclusive.
+type TextSpan struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
 // Which side of a claim an entity is on.
 type Direction string
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
+	"strings"
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -54,12 +56,18 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if err := graph.BuildIndex(ctx, read, ix); err != nil {
 		return err
 	}
-	index := graph.IndexSubscriber(read, ix, logger)
-	im := ingest.NewLocal(st, schema.Vocabulary(), index)
+	// The full-text index lives beside the store, checked against it and rebuilt if stale.
+	texts, err := graph.OpenTextIndex(ctx, textIndexDir(cfg.Mode.Store), read, logger)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer texts.Close()
+	index := []ingest.Subscriber{graph.IndexSubscriber(read, ix, logger), graph.TextIndexSubscriber(read, texts, logger)}
+	im := ingest.NewLocal(st, schema.Vocabulary(), index...)
 	var writes ingest.Writer = im
 	var rep *replica.Background
 	if cfg.Mode.Database != "" {
-		connect := pglog.Connect(cfg.Mode.Database, cfg.Mode.replicaConfig(st, m.Set, logger, index), func(ctx context.Context, rep *replica.Replica) error {
+		connect := pglog.Connect(cfg.Mode.Database, cfg.Mode.replicaConfig(st, m.Set, logger, index...), func(ctx context.Context, rep *replica.Replica) error {
 			seeded, err := seedLog(ctx, rep, logger)
 			if seeded {
 				logger.Info("empty log: logged the seeds")
@@ -89,7 +97,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	}
 
 	gql, err := graph.NewHandler(graph.Config{
-		Store: st, Importer: writes, Vocab: schema.Vocabulary(), Index: ix, Token: cfg.Token, Logger: logger,
+		Store: st, Importer: writes, Vocab: schema.Vocabulary(), Index: ix, Texts: texts, Token: cfg.Token, Logger: logger,
 	})
 	if err != nil {
 		return err
@@ -112,4 +120,13 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// textIndexDir is where the full-text index of a store lives: inside a bbolt store's
+// directory (so the store's lock covers it too), and in memory ("") for a memory store.
+func textIndexDir(store string) string {
+	if dir, ok := strings.CutPrefix(store, "bbolt:"); ok && dir != "" {
+		return filepath.Join(dir, "textindex")
+	}
+	return ""
 }

@@ -1,0 +1,320 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/textindex"
+)
+
+// textBatch is how many narrations the text index reads from the store, and puts in the
+// index, at a time.
+const textBatch = 1024
+
+// narrationReader is what keeping the text index needs of the store.
+type narrationReader interface {
+	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
+	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
+	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
+	NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error)
+}
+
+// textDocVersion is the version of TextDoc: change it when TextDoc changes what it takes
+// from a narration, so that every index built before is rebuilt.
+const textDocVersion = "2"
+
+// textSource is the Doc.Source of a narration: a digest of its quads (sorted, as
+// NarrationQuads gives them) and of textDocVersion. Everything TextDoc reads of a narration
+// is in its own quads, and reading them is about four times cheaper than reading the
+// narration (on 70,000 narrations, 0.06 ms against 0.24 ms each).
+func textSource(qs []athar.Quad) string {
+	h := sha256.New()
+	h.Write([]byte(textDocVersion))
+	for _, q := range qs {
+		h.Write([]byte{0})
+		h.Write([]byte(q.Key()))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// textDocs builds the Docs of ns, with their sources.
+func textDocs(ctx context.Context, st narrationReader, ns []*athar.Narration) ([]textindex.Doc, error) {
+	docs := make([]textindex.Doc, len(ns))
+	for i, n := range ns {
+		qs, err := narrationSource(ctx, st, n.ID, n.Corpus)
+		if err != nil {
+			return nil, err
+		}
+		docs[i] = TextDoc(n)
+		docs[i].Source = textSource(qs)
+	}
+	return docs, nil
+}
+
+// narrationSource returns the quads TextDoc's narration is read from: its own label's and,
+// when a corpus record sits on it (record key, e.g. bukhari-3953), the record's.
+func narrationSource(ctx context.Context, st narrationReader, id athar.ID, record string) ([]athar.Quad, error) {
+	qs, err := st.NarrationQuads(ctx, id)
+	if err != nil || record == "" {
+		return qs, err
+	}
+	rq, err := st.NarrationQuads(ctx, athar.ID(athar.CorpusPrefix+":"+record))
+	if err != nil {
+		return nil, err
+	}
+	return append(qs, rq...), nil
+}
+
+// TextDoc is what the full-text index knows of a narration: its text (the store holds one
+// per narration today, in n.Language), title, references, collections and gradings. The
+// collections are those its references name.
+func TextDoc(n *athar.Narration) textindex.Doc {
+	d := textindex.Doc{Narration: string(n.ID), Title: n.Title}
+	seen := map[string]bool{}
+	for _, r := range n.References {
+		d.References = append(d.References, textindex.Reference{Collection: r.Collection, Edition: r.Edition, Number: r.Number})
+		if r.Collection != "" && !seen[r.Collection] {
+			seen[r.Collection] = true
+			d.Collection = append(d.Collection, r.Collection)
+		}
+	}
+	// Every text the narration has -- the document's, then the corpus record's, one per
+	// edition -- in the order Narration.texts lists them, so a hit's position names it.
+	for _, t := range n.Texts {
+		d.Texts = append(d.Texts, textindex.Text{Language: t.Language, Edition: t.Edition, Text: t.Text})
+	}
+	if len(d.Texts) == 0 && n.Text != "" {
+		d.Texts = []textindex.Text{{Language: n.Language, Edition: n.Translation, Text: n.Text}}
+	}
+	if n.Chapter != "" {
+		d.Chapter = textindex.Chapter{ID: string(n.Chapter)}
+	}
+	for _, g := range n.Gradings {
+		grader, name := string(g.Grader), g.GraderName
+		switch {
+		case grader == "":
+			grader = name
+		case name == "":
+			// The words of the id (person:al-albani: "al-albani"), so that the grader's
+			// usual name finds it; the entity's own name may change with other narrations.
+			_, name, _ = strings.Cut(grader, ":")
+		}
+		d.Grades = append(d.Grades, textindex.Grade{Grader: grader, GraderName: name, Verdict: g.Verdict, Grade: string(g.Grade)})
+	}
+	return d
+}
+
+// OpenTextIndex opens the full-text index in dir ("" for one in memory) and brings it in
+// step with st: when the index is missing, of another schema version, unreadable, or its
+// stamp disagrees with the narrations st holds (a write it missed: athar load while the
+// server was stopped, a crash between the store's commit and the index's), it is built
+// again from st. Checking reads every narration's quads (about 5 s for 70,000 narrations);
+// rebuilding reads the narrations and indexes them. Keep it in step afterwards with TextIndexSubscriber.
+func OpenTextIndex(ctx context.Context, dir string, st narrationReader, logger *slog.Logger) (*textindex.Index, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	start := time.Now()
+	want, n, err := storeStamp(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("open text index: %w", err)
+	}
+	ix, err := textindex.Open(dir)
+	if err == nil {
+		var have textindex.Stamp
+		if have, err = ix.Stamp(); err == nil && have == want {
+			logger.Info("text index in step with the store", "dir", dir, "narrations", n, "checked_in", time.Since(start).String())
+			return ix, nil
+		}
+		ix.Close()
+		if err == nil && have == (textindex.Stamp{}) {
+			logger.Info("text index is empty: building it from the store", "dir", dir)
+		} else {
+			logger.Warn("text index is stale: rebuilding it from the store", "dir", dir, "stamp", have.String(), "store", want.String(), "err", err)
+		}
+	} else if dir != "" {
+		logger.Warn("text index cannot be used: rebuilding it from the store", "dir", dir, "err", err)
+	}
+	if dir != "" {
+		if err := textindex.Remove(dir); err != nil {
+			return nil, err
+		}
+	}
+	if ix, err = textindex.Open(dir); err != nil {
+		return nil, err
+	}
+	if err := BuildTextIndex(ctx, st, ix); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	logger.Info("text index built", "dir", dir, "narrations", n, "took", time.Since(start).String())
+	return ix, nil
+}
+
+// TextIndexStale reports whether ix disagrees with the narrations st holds: whether it
+// missed a change. It reads every narration.
+func TextIndexStale(ctx context.Context, st narrationReader, ix *textindex.Index) (bool, error) {
+	want, _, err := storeStamp(ctx, st)
+	if err != nil {
+		return false, err
+	}
+	have, err := ix.Stamp()
+	if err != nil {
+		return false, err
+	}
+	return have != want, nil
+}
+
+// storeStamp returns the stamp the text index of st's narrations has, and how many there
+// are: from each narration's quads, without reading the narrations.
+func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, int, error) {
+	var s textindex.Stamp
+	count := 0
+	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err != nil {
+		return s, 0, err
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), 1000)]
+		ids = ids[len(batch):]
+		// The corpus records sitting on them: the record asserts the narration's
+		// corpusRecord (under the record's label, so NarrationQuads does not give it).
+		about, err := st.QuadsAbout(ctx, batch)
+		if err != nil {
+			return s, 0, err
+		}
+		records := map[athar.ID]string{}
+		for _, q := range about {
+			if q.Predicate != athar.PredCorpusRecord {
+				continue
+			}
+			n, ok1 := athar.ParseIRI(q.Subject)
+			r, ok2 := athar.ParseIRI(q.Object.IRI)
+			if ok1 && ok2 {
+				_, records[n], _ = strings.Cut(string(r), ":")
+			}
+		}
+		for _, id := range batch {
+			qs, err := narrationSource(ctx, st, id, records[id])
+			if err != nil {
+				return s, 0, err
+			}
+			s.AddSource(string(id), textSource(qs))
+			count++
+		}
+	}
+	return s, count, nil
+}
+
+// BuildTextIndex puts every narration st holds into ix.
+func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index) error {
+	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
+		docs, err := textDocs(ctx, st, ns)
+		if err != nil {
+			return err
+		}
+		return ix.Put(ctx, docs...)
+	})
+	if err == nil {
+		err = ix.Compact(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("build text index: %w", err)
+	}
+	return nil
+}
+
+func eachNarration(ctx context.Context, st narrationReader, fn func([]*athar.Narration) error) error {
+	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err != nil {
+		return err
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(textBatch, len(ids))]
+		ids = ids[len(batch):]
+		ns, err := st.Narrations(ctx, batch)
+		if err != nil {
+			return err
+		}
+		present := ns[:0]
+		for _, x := range ns {
+			if x != nil {
+				present = append(present, x)
+			}
+		}
+		if err := fn(present); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RefreshTextIndex brings ix up to date with the change cs made to the store: the
+// narration it labels is read again and put back, or deleted when the store no longer
+// holds it. Changes to a reserved graph (verse texts) are not narrations and are ignored.
+func RefreshTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index, cs athar.Changeset) error {
+	if cs.Narration == "" || athar.IsReservedGraph(cs.Narration.IRI()) {
+		return nil
+	}
+	for _, id := range changedNarrations(cs) {
+		ns, err := st.Narrations(ctx, []athar.ID{id})
+		if err == nil {
+			if len(ns) == 1 && ns[0] != nil {
+				var docs []textindex.Doc
+				if docs, err = textDocs(ctx, st, ns); err == nil {
+					err = ix.Put(ctx, docs...)
+				}
+			} else {
+				err = ix.Delete(ctx, string(id))
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("refresh text index after %s: %w", cs.Narration, err)
+		}
+	}
+	return nil
+}
+
+// changedNarrations returns the narrations whose text documents cs may change: its own
+// narration, or for a corpus record's changeset the narrations the record was and is about
+// (a record moves when a document comes to sit on it or leaves it).
+func changedNarrations(cs athar.Changeset) []athar.ID {
+	if cs.Narration.Prefix() != athar.CorpusPrefix {
+		return []athar.ID{cs.Narration}
+	}
+	var out []athar.ID
+	seen := map[athar.ID]bool{}
+	for _, qs := range [][]athar.Quad{cs.Remove, cs.Add} {
+		for _, q := range qs {
+			if q.Predicate != athar.PredCorpusRecord {
+				continue
+			}
+			if id, ok := athar.ParseIRI(q.Subject); ok && !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// TextIndexSubscriber returns the ingest.Subscriber that keeps ix in step with every change
+// a writer commits (imports, deletes, merges, restores: each narration a change rewrites
+// comes as its own changeset). Like IndexSubscriber, it runs under the writing caller's
+// context values but not its cancellation, with a timeout of its own, and logs a failure:
+// the index then disagrees with the store's stamp, and the next OpenTextIndex rebuilds it.
+func TextIndexSubscriber(st narrationReader, ix *textindex.Index, logger *slog.Logger) func(context.Context, athar.Changeset) {
+	return func(ctx context.Context, cs athar.Changeset) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := RefreshTextIndex(ctx, st, ix, cs); err != nil && logger != nil {
+			logger.Error("text index is stale", "narration", cs.Narration, "err", err)
+		}
+	}
+}

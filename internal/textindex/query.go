@@ -1,0 +1,431 @@
+package textindex
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	asearch "github.com/athar-hadith/athar/internal/search"
+)
+
+// Paging limits.
+const (
+	MaxFirst = 1000   // hits per page
+	MaxDepth = 10_000 // how far paging may go: the first hit of a page is at most this far in
+	// SnippetLength is about how many code points of a text a snippet shows.
+	SnippetLength = 240
+)
+
+// Query is a search.
+type Query struct {
+	// Text is what to look for: words, and "quoted phrases" that must occur as written
+	// (after folding). A text matches when it has any of the words or phrases, and ranks
+	// higher the more it has and the rarer they are; with All, it must have every one.
+	Text string
+	All  bool
+	// Filters: a hit's narration must match every one given (empty matches all). Values
+	// are compared folded, as names are: "sahih muslim" is "Sahih Muslim".
+	Collection string
+	Grade      string // normalised grade, e.g. "sahih" (athar.Grade)
+	Grader     string // a grader's id or name
+	Chapter    string // a chapter's id or name
+	Language   string // the text's language, e.g. "ar"
+	First      int    // hits per page, 1 to MaxFirst; 0 means 20
+	After      string // a cursor from a previous page's hit; "" for the first page
+}
+
+// Page is one page of hits.
+type Page struct {
+	Hits  []Hit
+	Total int  // texts matching, on every page
+	More  bool // some follow this page
+}
+
+// Hit is one text that matches.
+type Hit struct {
+	Narration  string
+	Position   int // which of the narration's texts (Doc.Texts index)
+	Language   string
+	Edition    string
+	Title      string
+	References []Reference
+	Score      float64
+	Snippet    Snippet
+	Cursor     string // pass as Query.After for the hits after this one
+}
+
+// Snippet is a passage of the hit's text around what matched. Every offset is in Unicode
+// code points into the whole text (not the snippet, not bytes), as attestations' offsets
+// are: Text is text[Start:End] counted in code points.
+type Snippet struct {
+	Text       string
+	Start, End int
+	Highlights []Span // what matched, sorted, within Start..End
+}
+
+// Span is a range of code points, End exclusive.
+type Span struct{ Start, End int }
+
+// Search returns one page of the texts matching q, best first. A query Search cannot read (an unclosed quote, nothing to look for, a bad cursor
+// or page size) is an Invalid error saying what is wrong.
+func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
+	const op = "search texts"
+	first := q.First
+	if first == 0 {
+		first = 20
+	}
+	if first < 1 || first > MaxFirst {
+		return Page{}, athar.E(op, athar.Invalid, "first: %d is outside 1 to %d", first, MaxFirst)
+	}
+	from, err := decodeCursor(q.After)
+	if err != nil {
+		return Page{}, athar.E(op, athar.Invalid, "after: %q is not a cursor this search gave", q.After)
+	}
+	if from > MaxDepth {
+		return Page{}, athar.E(op, athar.Invalid, "after: paging stops at %d hits; narrow the search with words or filters", MaxDepth)
+	}
+	bq, err := buildQuery(q)
+	if err != nil {
+		return Page{}, athar.E(op, athar.Invalid, err)
+	}
+	// Two passes: the page first, scored over every match but without term positions (which
+	// would be decoded for every match); then the positions of the page's texts only, for
+	// their snippets. Ties in score keep the index's order, stable while it is unchanged.
+	req := bleve.NewSearchRequestOptions(bq, first, from, false)
+	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
+	res, err := ix.bx.SearchInContext(ctx, req)
+	if err != nil {
+		return Page{}, searchError(ctx, op, err)
+	}
+	locs := map[string]search.FieldTermLocationMap{}
+	if len(res.Hits) > 0 {
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.ID
+		}
+		lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bq), len(ids), 0, false)
+		lreq.IncludeLocations = true
+		lres, err := ix.bx.SearchInContext(ctx, lreq)
+		if err != nil {
+			return Page{}, searchError(ctx, op, err)
+		}
+		for _, h := range lres.Hits {
+			locs[h.ID] = h.Locations
+		}
+	}
+	p := Page{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
+	for i, h := range res.Hits {
+		p.Hits = append(p.Hits, hitOf(h, locs[h.ID], encodeCursor(from+i+1)))
+	}
+	p.More = from+len(res.Hits) < p.Total
+	return p, nil
+}
+
+func searchError(ctx context.Context, op string, err error) error {
+	if c := athar.Stopped(ctx, op); c != nil {
+		return c
+	}
+	return athar.E(op, athar.Internal, err)
+}
+
+func encodeCursor(next int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("t" + strconv.Itoa(next)))
+}
+
+func decodeCursor(c string) (int, error) {
+	if c == "" {
+		return 0, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) < 2 || b[0] != 't' {
+		return 0, errors.New("bad cursor")
+	}
+	n, err := strconv.Atoi(string(b[1:]))
+	if err != nil || n < 0 {
+		return 0, errors.New("bad cursor")
+	}
+	return n, nil
+}
+
+// part is a word or a quoted phrase of a query.
+type part struct {
+	text   string
+	phrase bool
+}
+
+// parseText splits a query's text into words and "quoted phrases" (straight or curly
+// double quotes). Errors name the problem for the person who typed the query.
+func parseText(s string) ([]part, error) {
+	var parts []part
+	word := func(w string) {
+		if foldTerm(w) != "" {
+			parts = append(parts, part{text: w})
+		}
+	}
+	rs := []rune(s)
+	var cur []rune
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '"' || r == '“' || r == '”':
+			word(string(cur))
+			cur = cur[:0]
+			j := i + 1
+			for j < len(rs) && rs[j] != '"' && rs[j] != '”' && rs[j] != '“' {
+				j++
+			}
+			if j == len(rs) {
+				return nil, fmt.Errorf("the quote at character %d is not closed", i+1)
+			}
+			phrase := strings.TrimSpace(string(rs[i+1 : j]))
+			if asearch.Normalize(phrase) == "" {
+				return nil, fmt.Errorf("the phrase at character %d has no words", i+1)
+			}
+			parts = append(parts, part{text: phrase, phrase: true})
+			i = j
+		case unicode.IsSpace(r):
+			word(string(cur))
+			cur = cur[:0]
+		default:
+			cur = append(cur, r)
+		}
+	}
+	word(string(cur))
+	if len(parts) == 0 {
+		return nil, errors.New("the query has no words to search for")
+	}
+	return parts, nil
+}
+
+// buildQuery turns q into Bleve's query: each word or phrase is looked for in both text
+// fields (each analyzed as its field is), and the filters are exact terms.
+func buildQuery(q Query) (query.Query, error) {
+	parts, err := parseText(q.Text)
+	if err != nil {
+		return nil, err
+	}
+	var clauses []query.Query
+	for _, p := range parts {
+		var alts []query.Query
+		for _, f := range []string{fieldText, fieldTextAr} {
+			if p.phrase {
+				mq := bleve.NewMatchPhraseQuery(p.text)
+				mq.SetField(f)
+				alts = append(alts, mq)
+			} else {
+				mq := bleve.NewMatchQuery(p.text)
+				mq.SetField(f)
+				alts = append(alts, mq)
+			}
+		}
+		clauses = append(clauses, bleve.NewDisjunctionQuery(alts...))
+	}
+	var main query.Query
+	if q.All || len(clauses) == 1 {
+		main = bleve.NewConjunctionQuery(clauses...)
+	} else {
+		// Any word matches; texts with every word, and above all with the words as
+		// written side by side, come first: "عكرمة بن عمار" ranks the chains naming him
+		// above the many texts with بن alone.
+		all := bleve.NewConjunctionQuery(clauses...)
+		all.SetBoost(boostAll)
+		boosted := []query.Query{all}
+		if words := bareWords(parts); len(words) > 1 {
+			for _, f := range []string{fieldText, fieldTextAr} {
+				pq := bleve.NewMatchPhraseQuery(strings.Join(words, " "))
+				pq.SetField(f)
+				pq.SetBoost(boostPhrase)
+				boosted = append(boosted, pq)
+			}
+		}
+		main = bleve.NewDisjunctionQuery(append(boosted, clauses...)...)
+	}
+	must := []query.Query{main}
+	for _, f := range []struct{ field, value string }{
+		{fieldColl, q.Collection}, {fieldGrade, q.Grade}, {fieldGrader, q.Grader},
+		{fieldChapter, q.Chapter}, {fieldLanguage, q.Language},
+	} {
+		if strings.TrimSpace(f.value) == "" {
+			continue
+		}
+		tq := bleve.NewTermQuery(asearch.Normalize(f.value))
+		tq.SetField(f.field)
+		must = append(must, tq)
+	}
+	if len(must) == 1 {
+		return main, nil
+	}
+	return bleve.NewConjunctionQuery(must...), nil
+}
+
+// How much more a text with every word, and with the unquoted words side by side, scores.
+const (
+	boostAll    = 2
+	boostPhrase = 4
+)
+
+// bareWords returns the unquoted words of a query, in order.
+func bareWords(parts []part) []string {
+	var out []string
+	for _, p := range parts {
+		if !p.phrase {
+			out = append(out, p.text)
+		}
+	}
+	return out
+}
+
+func hitOf(h *search.DocumentMatch, locations search.FieldTermLocationMap, cursor string) Hit {
+	str := func(f string) string { s, _ := h.Fields[f].(string); return s }
+	hit := Hit{
+		Narration: str(fieldNarration),
+		Language:  str(fieldLanguage),
+		Edition:   str(fieldEdition),
+		Title:     str(fieldTitle),
+		Score:     h.Score,
+		Cursor:    cursor,
+	}
+	hit.Position, _ = strconv.Atoi(str(fieldPosition))
+	_ = json.Unmarshal([]byte(str(fieldRefs)), &hit.References)
+	field := fieldText
+	text := str(fieldText)
+	if text == "" {
+		field, text = fieldTextAr, str(fieldTextAr)
+	}
+	var spans []Span // bytes
+	for _, locs := range locations[field] {
+		for _, l := range locs {
+			spans = append(spans, Span{int(l.Start), int(l.End)})
+		}
+	}
+	hit.Snippet = snippetOf(text, spans)
+	return hit
+}
+
+// snippetOf cuts the passage of text (about SnippetLength code points) holding the most
+// highlights, and converts the highlights from byte to code point offsets. Highlights of
+// adjacent words (a phrase) are joined into one.
+func snippetOf(text string, spans []Span) Snippet {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	// Byte offsets to code point offsets, in one pass over the text.
+	cp := byteToRune(text)
+	var hl []Span
+	for _, s := range spans {
+		if s.Start < 0 || s.End > len(text) || s.Start >= s.End {
+			continue
+		}
+		c := Span{cp[s.Start], cp[s.End]}
+		if n := len(hl); n > 0 && c.Start <= hl[n-1].End {
+			hl[n-1].End = max(hl[n-1].End, c.End)
+			continue
+		}
+		if n := len(hl); n > 0 && onlySpace(text, hl[n-1].End, c.Start, cp) {
+			hl[n-1].End = c.End
+			continue
+		}
+		hl = append(hl, c)
+	}
+	runes := []rune(text)
+	n := len(runes)
+	if n <= SnippetLength {
+		return Snippet{Text: text, Start: 0, End: n, Highlights: nonNil(hl)}
+	}
+	// The window starting a little before some highlight that covers the most highlights.
+	const lead = 60
+	start, best := 0, -1
+	for i := range hl {
+		s := max(0, hl[i].Start-lead)
+		c := 0
+		for j := i; j < len(hl) && hl[j].End <= s+SnippetLength; j++ {
+			c++
+		}
+		if c > best {
+			start, best = s, c
+		}
+	}
+	end := min(n, start+SnippetLength)
+	if end == n {
+		start = max(0, n-SnippetLength)
+	}
+	// Whole words at either end: forward to a word's start, back to a word's end.
+	if start > 0 {
+		for k := start; k < min(start+20, end); k++ {
+			if unicode.IsSpace(runes[k-1]) && !unicode.IsSpace(runes[k]) {
+				start = k
+				break
+			}
+		}
+	}
+	if end < n {
+		for k := end; k > max(end-20, start); k-- {
+			if !unicode.IsSpace(runes[k-1]) && unicode.IsSpace(runes[k]) {
+				end = k
+				break
+			}
+		}
+	}
+	var in []Span
+	for _, h := range hl {
+		if h.Start >= start && h.End <= end {
+			in = append(in, h)
+		}
+	}
+	return Snippet{Text: string(runes[start:end]), Start: start, End: end, Highlights: nonNil(in)}
+}
+
+func nonNil(s []Span) []Span {
+	if s == nil {
+		return []Span{}
+	}
+	return s
+}
+
+// onlySpace reports whether the few code points between a and b are spaces and
+// punctuation, no letter or digit (so two highlighted words separated by them, as in
+// "al-Muttalib" or "يَحْيَى، بْنُ", read as one phrase).
+func onlySpace(text string, a, b int, cp []int) bool {
+	if b-a > 3 {
+		return false
+	}
+	// The byte offset of code point a: cp is monotonic.
+	i := sort.SearchInts(cp, a)
+	for _, r := range text[i:] {
+		if cp[i] >= b {
+			break
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+		i += utf8.RuneLen(r)
+	}
+	return true
+}
+
+// byteToRune returns, for every byte offset of text (and len(text)), the code point offset
+// of the character starting there (or containing it).
+func byteToRune(text string) []int {
+	cp := make([]int, len(text)+1)
+	n := 0
+	for i := 0; i < len(text); {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		for k := range size {
+			cp[i+k] = n
+		}
+		i += size
+		n++
+	}
+	cp[len(text)] = n
+	return cp
+}

@@ -1,0 +1,361 @@
+package textindex_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/search"
+	"github.com/athar-hadith/athar/internal/textindex"
+)
+
+// fixtureDocs reads testdata/texts.json: seven hadiths of the canonical corpus
+// (/work/shared/corpus), each with its English and Arabic text byte for byte.
+func fixtureDocs(t testing.TB) []textindex.Doc {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "texts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Narrations []struct {
+			Narration, Collection, Number string
+			Chapter                       struct{ ID, Name string }
+			Grades                        []struct{ Grader, Verdict string }
+			Texts                         []struct{ Language, Edition, Text string }
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	var docs []textindex.Doc
+	for _, n := range f.Narrations {
+		d := textindex.Doc{
+			Narration:  n.Narration,
+			Title:      n.Collection + " " + n.Number,
+			References: []textindex.Reference{{Collection: n.Collection, Edition: "hadith-api", Number: n.Number}},
+			Chapter:    textindex.Chapter{ID: n.Chapter.ID, Name: n.Chapter.Name},
+		}
+		for _, g := range n.Grades {
+			grade, _ := athar.ParseGrade(g.Verdict)
+			d.Grades = append(d.Grades, textindex.Grade{Grader: g.Grader, Verdict: g.Verdict, Grade: string(grade)})
+		}
+		for _, x := range n.Texts {
+			d.Texts = append(d.Texts, textindex.Text{Language: x.Language, Edition: x.Edition, Text: x.Text})
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// openFixture indexes the fixture in an index on disk.
+func openFixture(t *testing.T) (*textindex.Index, map[string]textindex.Doc) {
+	t.Helper()
+	ix, err := textindex.Open(filepath.Join(t.TempDir(), "texts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	docs := fixtureDocs(t)
+	if err := ix.Put(context.Background(), docs...); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]textindex.Doc{}
+	for _, d := range docs {
+		byID[d.Narration] = d
+	}
+	return ix, byID
+}
+
+// hitKeys lists hits as "narration/language".
+func hitKeys(p textindex.Page) []string {
+	var out []string
+	for _, h := range p.Hits {
+		out = append(out, h.Narration+"/"+h.Language)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	ix, docs := openFixture(t)
+	cases := []struct {
+		name string
+		q    textindex.Query
+		want []string // exactly these hits, in any order
+		top  string   // and this one first, when set
+	}{
+		// Arabic: the query is written without harakat, the texts have them (Muslim 4588:
+		// عِكْرِمَةَ بْنِ عَمَّارٍ and عِكْرِمَةُ بْنُ عَمَّارٍ; Abu Dawud 2690's chain names him too).
+		{name: "arabic phrase without diacritics", q: textindex.Query{Text: `"عكرمة بن عمار"`},
+			want: []string{"narration:muslim-4588/ar", "narration:abudawud-2690/ar"}},
+		{name: "arabic with diacritics in the query", q: textindex.Query{Text: `"عِكْرِمَةَ بْنِ عَمَّارٍ"`},
+			want: []string{"narration:muslim-4588/ar", "narration:abudawud-2690/ar"}},
+		{name: "taa marbuta written as haa", q: textindex.Query{Text: `"عكرمه بن عمار"`},
+			want: []string{"narration:muslim-4588/ar", "narration:abudawud-2690/ar"}},
+		{name: "hamza below: ابراهيم finds إِبْرَاهِيمَ", q: textindex.Query{Text: "ابراهيم", Language: "ar"},
+			want: []string{"narration:muslim-1989/ar"}},
+		{name: "madda: ادم finds آدَمَ", q: textindex.Query{Text: `"يحيى بن ادم"`},
+			want: []string{"narration:muslim-1989/ar"}},
+		{name: "hamza in the query: أدم", q: textindex.Query{Text: `"يَحْيَى بْنُ أدم"`},
+			want: []string{"narration:muslim-1989/ar"}},
+		// Latin transliteration marks: the corpus writes 'Abd, ‘Abd, `Abd and Abd.
+		{name: "ayn and dots", q: textindex.Query{Text: `"ʿAbd al-Muṭṭalib"`},
+			want: []string{"narration:muslim-501/en", "narration:muslim-503/en", "narration:abudawud-486/en"}},
+		{name: "straight apostrophe", q: textindex.Query{Text: `"'Abd al-Muttalib"`},
+			want: []string{"narration:muslim-501/en", "narration:muslim-503/en", "narration:abudawud-486/en"}},
+		{name: "no marks", q: textindex.Query{Text: `"abd al muttalib"`},
+			want: []string{"narration:muslim-501/en", "narration:muslim-503/en", "narration:abudawud-486/en"}},
+		// Phrases: order matters; stemming applies to both sides.
+		{name: "phrase", q: textindex.Query{Text: `"cut off his head"`},
+			want: []string{"narration:muslim-4588/en"}},
+		{name: "phrase out of order", q: textindex.Query{Text: `"head his off cut"`}},
+		{name: "stemmed phrase", q: textindex.Query{Text: `"prisoner of war"`},
+			want: []string{"narration:abudawud-2690/en"}},
+		{name: "all words", q: textindex.Query{Text: "ransom Badr prisoners", All: true},
+			want: []string{"narration:muslim-4588/en", "narration:abudawud-2690/en"}},
+		{name: "any word ranks the text with most first", q: textindex.Query{Text: "ransom Badr spoils Qurad"},
+			want: []string{"narration:muslim-4588/en", "narration:abudawud-2690/en"}, top: "narration:abudawud-2690/en"},
+		// Filters.
+		{name: "grade", q: textindex.Query{Text: "ransom", Grade: "hasan-sahih"},
+			want: []string{"narration:abudawud-2690/en"}},
+		{name: "grader", q: textindex.Query{Text: "Abd", Grader: "al-albani"},
+			want: []string{"narration:abudawud-2690/en", "narration:abudawud-486/en"}},
+		{name: "collection", q: textindex.Query{Text: "ransom", Collection: "sahih muslim"},
+			want: []string{"narration:muslim-4588/en"}},
+		{name: "chapter by id", q: textindex.Query{Text: "ransom", Chapter: "abudawud:15"},
+			want: []string{"narration:abudawud-2690/en"}},
+		{name: "chapter by name", q: textindex.Query{Text: "ransom", Chapter: "The Book of Jihad and Expeditions"},
+			want: []string{"narration:muslim-4588/en"}},
+		{name: "language", q: textindex.Query{Text: `"عمر بن الخطاب"`, Language: "en"}},
+		{name: "nothing", q: textindex.Query{Text: "zzyzx"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.q.First = 100
+			p, err := ix.Search(context.Background(), c.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := hitKeys(p)
+			if !sameSet(got, c.want) || p.Total != len(c.want) {
+				t.Fatalf("hits %v (total %d), want %v", got, p.Total, c.want)
+			}
+			if c.top != "" && got[0] != c.top {
+				t.Errorf("first hit %s, want %s (hits %v)", got[0], c.top, got)
+			}
+			for _, h := range p.Hits {
+				checkSnippet(t, docs[h.Narration], h)
+			}
+		})
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// checkSnippet checks a hit's snippet against its text, counting in code points: the
+// snippet is the text between its offsets, every highlight lies inside it, and each
+// highlight is words of the query's language as the text writes them.
+func checkSnippet(t *testing.T, d textindex.Doc, h textindex.Hit) {
+	t.Helper()
+	if h.Position < 0 || h.Position >= len(d.Texts) {
+		t.Fatalf("%s: position %d of %d texts", h.Narration, h.Position, len(d.Texts))
+	}
+	text := []rune(d.Texts[h.Position].Text)
+	s := h.Snippet
+	if s.Start < 0 || s.End > len(text) || s.Start > s.End || string(text[s.Start:s.End]) != s.Text {
+		t.Fatalf("%s: snippet [%d,%d) is not the text there: %q", h.Narration, s.Start, s.End, s.Text)
+	}
+	if len(s.Highlights) == 0 {
+		t.Errorf("%s: no highlights in %q", h.Narration, s.Text)
+	}
+	for _, hl := range s.Highlights {
+		if hl.Start < s.Start || hl.End > s.End || hl.Start >= hl.End {
+			t.Errorf("%s: highlight [%d,%d) outside the snippet [%d,%d)", h.Narration, hl.Start, hl.End, s.Start, s.End)
+		}
+	}
+	if len(h.References) == 0 || h.Title == "" {
+		t.Errorf("%s: hit without references or title", h.Narration)
+	}
+}
+
+// TestHighlightOffsets checks the highlights' exact text, in Arabic (two bytes a code
+// point, harakat between letters) and in English after multi-byte characters.
+func TestHighlightOffsets(t *testing.T) {
+	ix, docs := openFixture(t)
+	cases := []struct {
+		q    string
+		want string // every highlighted passage, folded (search.Normalize)
+	}{
+		{`"عكرمة بن عمار"`, "عكرمه بن عمار"},
+		{`"يحيى بن ادم"`, "يحيي بن ادم"},                                                // Muslim 1989 writes يَحْيَى، بْنُ آدَمَ: one highlight across the comma
+		{`"the Prophet (ﷺ) took ransom"`, "the prophet صلي الله عليه وسلم took ransom"}, // ﷺ is a word, folded to its four
+		{`"Abd al-Muttalib"`, "abd al muttalib"},
+	}
+	for _, c := range cases {
+		p, err := ix.Search(context.Background(), textindex.Query{Text: c.q, First: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Hits) == 0 {
+			t.Fatalf("%s: no hits", c.q)
+		}
+		for _, h := range p.Hits {
+			text := []rune(docs[h.Narration].Texts[h.Position].Text)
+			if len(h.Snippet.Highlights) == 0 {
+				t.Errorf("%s in %s: no highlights", c.q, h.Narration)
+			}
+			for _, hl := range h.Snippet.Highlights {
+				if got := search.Normalize(string(text[hl.Start:hl.End])); got != c.want {
+					t.Errorf("%s in %s: highlight [%d,%d) is %q, want %q", c.q, h.Narration, hl.Start, hl.End, got, c.want)
+				}
+			}
+		}
+	}
+}
+
+func TestPaging(t *testing.T) {
+	ix, _ := openFixture(t)
+	q := textindex.Query{Text: "the ibn Allah الله"}
+	all, err := ix.Search(context.Background(), textindex.Query{Text: q.Text, First: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Total < 10 || all.More {
+		t.Fatalf("total %d, more %v", all.Total, all.More)
+	}
+	var paged []string
+	for q.First = 3; ; {
+		p, err := ix.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Total != all.Total {
+			t.Fatalf("total %d on a page, %d in all", p.Total, all.Total)
+		}
+		paged = append(paged, hitKeys(p)...)
+		if !p.More {
+			break
+		}
+		q.After = p.Hits[len(p.Hits)-1].Cursor
+	}
+	if !slices.Equal(paged, hitKeys(all)) {
+		t.Errorf("pages give %v, one page %v", paged, hitKeys(all))
+	}
+}
+
+func TestInvalidQueries(t *testing.T) {
+	ix, _ := openFixture(t)
+	cases := []struct {
+		q    textindex.Query
+		want string
+	}{
+		{textindex.Query{Text: `ransom "of the`}, "the quote at character 8 is not closed"},
+		{textindex.Query{Text: "  "}, "the query has no words to search for"},
+		{textindex.Query{Text: `- ' ‘`}, "the query has no words to search for"},
+		{textindex.Query{Text: `""`}, "the phrase at character 1 has no words"},
+		{textindex.Query{Text: "x", First: 1001}, "first: 1001 is outside 1 to 1000"},
+		{textindex.Query{Text: "x", After: "nope"}, "not a cursor"},
+	}
+	for _, c := range cases {
+		_, err := ix.Search(context.Background(), c.q)
+		if athar.ErrorCode(err) != athar.Invalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v (%s), want INVALID_ARGUMENT %q", c.q, err, athar.ErrorCode(err), c.want)
+		}
+	}
+}
+
+// TestStamp checks that the stamp is the content's, whatever the order of writes, that a
+// new version replaces the old texts and a delete removes them, and that both survive
+// closing and opening the index.
+func TestStamp(t *testing.T) {
+	ctx := context.Background()
+	docs := fixtureDocs(t)
+	dir := filepath.Join(t.TempDir(), "texts")
+	ix, err := textindex.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stampOf := func(ds ...textindex.Doc) textindex.Stamp {
+		var s textindex.Stamp
+		for _, d := range ds {
+			s.Add(d)
+		}
+		return s
+	}
+	check := func(what string, want textindex.Stamp, texts int) {
+		t.Helper()
+		got, err := ix.Stamp()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: stamp %s, want %s", what, got, want)
+		}
+		if n, _ := ix.Len(); n != texts {
+			t.Errorf("%s: %d texts, want %d", what, n, texts)
+		}
+	}
+	check("empty", textindex.Stamp{}, 0)
+	// In reverse order, one at a time, and one twice.
+	for i := len(docs) - 1; i >= 0; i-- {
+		if err := ix.Put(ctx, docs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Put(ctx, docs[0]); err != nil {
+		t.Fatal(err)
+	}
+	check("all", stampOf(docs...), 2*len(docs))
+
+	// A new version with one text fewer, then a delete.
+	v2 := docs[0]
+	v2.Texts = v2.Texts[:1]
+	if err := ix.Put(ctx, v2); err != nil {
+		t.Fatal(err)
+	}
+	check("new version", stampOf(append([]textindex.Doc{v2}, docs[1:]...)...), 2*len(docs)-1)
+	p, err := ix.Search(ctx, textindex.Query{Text: `"عكرمة بن عمار"`})
+	if err != nil || slices.Contains(hitKeys(p), docs[0].Narration+"/ar") {
+		t.Errorf("the Arabic text the new version dropped is still found: %v %v", hitKeys(p), err)
+	}
+	if err := ix.Delete(ctx, docs[1].Narration); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Delete(ctx, "narration:never-indexed"); err != nil {
+		t.Fatal(err)
+	}
+	want := stampOf(append([]textindex.Doc{v2}, docs[2:]...)...)
+	check("deleted", want, 2*len(docs)-3)
+
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err = textindex.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	check("reopened", want, 2*len(docs)-3)
+}
+
+func TestPutStopsWithContext(t *testing.T) {
+	ix, err := textindex.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := ix.Put(ctx, fixtureDocs(t)...); athar.ErrorCode(err) != athar.Cancelled {
+		t.Errorf("Put under a cancelled context: %v", err)
+	}
+}
