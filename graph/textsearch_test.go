@@ -362,7 +362,9 @@ func TestSearchTextsOfTheCorpus(t *testing.T) {
 	var chapter struct {
 		SearchTexts struct {
 			TotalCount int
-			Edges      []struct{ Node struct{ Narration struct{ ID string } } }
+			Edges      []struct {
+				Node struct{ Narration struct{ ID string } }
+			}
 		}
 	}
 	e.query(t, `{ searchTexts(query: "Allah", chapter: "chapter:bukhari-64", first: 100) { totalCount edges { node { narration { id } } } } }`, nil, &chapter)
