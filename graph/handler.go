@@ -29,6 +29,9 @@ type Config struct {
 	// Texts is the full-text index of narration texts (searchTexts), kept in step by the
 	// caller (OpenTextIndex, TextIndexSubscriber); nil answers searchTexts with UNAVAILABLE.
 	Texts *textindex.Index
+	// Timeline keeps the timeline's order between writes, when the caller subscribes its
+	// Invalidate to the writer; nil orders the events on every request.
+	Timeline *TimelineCache
 	// Token is the bearer token mutations must carry; "" refuses every mutation.
 	Token  string
 	Logger *slog.Logger
@@ -137,7 +140,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		cfg.QueueWait = DefaultQueueWait
 	}
 
-	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index}
+	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index, timeline: cfg.Timeline}
 	if cfg.Texts != nil {
 		r.texts = cfg.Texts
 	}

@@ -70,14 +70,15 @@ func newEnv(t *testing.T, opt options) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { texts.Close() })
-	im := ingest.NewLocal(st, vocab, graph.IndexSubscriber(st, ix, logger), graph.TextIndexSubscriber(st, texts, logger))
+	timeline := graph.NewTimelineCache()
+	im := ingest.NewLocal(st, vocab, graph.IndexSubscriber(st, ix, logger), graph.TextIndexSubscriber(st, texts, logger), timeline.Invalidate)
 	loadSeeds(t, im)
 	var read athar.Store = st
 	if opt.wrap != nil {
 		read = opt.wrap(st)
 	}
 	cfg := graph.Config{
-		Store: read, Importer: im, Vocab: vocab, Index: ix, Texts: texts, Token: opt.token, Logger: logger,
+		Store: read, Importer: im, Vocab: vocab, Index: ix, Texts: texts, Timeline: timeline, Token: opt.token, Logger: logger,
 	}
 	if opt.config != nil {
 		opt.config(&cfg)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -626,5 +627,53 @@ func TestNarrationRoutes(t *testing.T) {
 	}
 	if got := ids(data.Hannad.Transmitted); !reflect.DeepEqual(got, []string{"narration:muslim-1763"}) {
 		t.Errorf("Hannad transmitted %v, want Muslim 1763", got)
+	}
+}
+
+// TestTimelineFollowsWrites: the timeline's order is kept between writes, and a write that
+// adds an event, or removes it, shows in the next request.
+func TestTimelineFollowsWrites(t *testing.T) {
+	e := newEnv(t, options{token: testToken})
+	ctx := context.Background()
+	ids := func() []string {
+		var got struct{ Timeline []struct{ ID string } }
+		e.query(t, `{ timeline(first: 1000) { id } }`, nil, &got)
+		var out []string
+		for _, ev := range got.Timeline {
+			out = append(out, ev.ID)
+		}
+		return out
+	}
+	before := ids()
+	if !reflect.DeepEqual(ids(), before) {
+		t.Fatal("the timeline changed without a write")
+	}
+	d, err := narration.Parse("trench.yaml", []byte(`narration:
+  id: narration:test-trench
+  title: The Trench after Uhud
+  references: [{collection: Test, number: "2"}]
+  language: en
+  text: After Uhud came the battle of the Trench.
+entities:
+  - {id: event:test-trench, type: Event, name: The Trench}
+claims:
+  - {subject: event:uhud, predicate: precedes, object: event:test-trench, evidence: "After Uhud came the battle of the Trench"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.importer.Import(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	after := ids()
+	iUhud, iTrench := slices.Index(after, "event:uhud"), slices.Index(after, "event:test-trench")
+	if iTrench < 0 || iUhud < 0 || iTrench < iUhud || len(after) != len(before)+1 {
+		t.Fatalf("after the import: %v (before: %v)", after, before)
+	}
+	if err := e.importer.Delete(ctx, "narration:test-trench"); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); !reflect.DeepEqual(got, before) {
+		t.Errorf("after the deletion: %v, want %v", got, before)
 	}
 }

@@ -360,17 +360,14 @@ func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*mo
 	return out, nil
 }
 
-func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Event, error) {
-	n, err := model.First(first, model.MaxList)
-	if err != nil {
-		return nil, err
-	}
+// chronologyOrder orders every event of the graph (chronology). It needs each claim's
+// subject, object and value: the references the store keeps sorted per predicate, not the
+// claims with their attestations.
+func (r *Resolver) chronologyOrder(ctx context.Context) ([]athar.ID, error) {
 	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
 	if err != nil {
 		return nil, err
 	}
-	// chronology needs each claim's subject, object and value: the references the store
-	// keeps sorted per predicate, not the claims with their attestations.
 	byPredicate := map[string][]*athar.Claim{}
 	for _, p := range timelinePredicates {
 		page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Predicate: p, First: -1})
@@ -381,7 +378,18 @@ func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Even
 			byPredicate[p] = append(byPredicate[p], &athar.Claim{ID: ref.ID, Subject: ref.Subject, Predicate: ref.Predicate, Object: ref.Object, Value: ref.Value})
 		}
 	}
-	order := chronology(events, byPredicate)
+	return chronology(events, byPredicate), nil
+}
+
+func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Event, error) {
+	n, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
+	order, err := r.timeline.get(ctx, r.chronologyOrder)
+	if err != nil {
+		return nil, err
+	}
 	es, err := r.entities(ctx, order[:min(n, len(order))])
 	if err != nil {
 		return nil, err

@@ -53,6 +53,8 @@ type Resolver struct {
 	vocab *athar.Vocabulary
 	index finder
 	texts textSearcher // nil when the server has no full-text index
+	// timeline keeps the timeline's order between writes; nil orders on every request.
+	timeline *TimelineCache
 }
 
 // Query returns the Query resolver.

@@ -62,7 +62,8 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer texts.Close()
-	index := []ingest.Subscriber{graph.IndexSubscriber(read, ix, logger), graph.TextIndexSubscriber(read, texts, logger)}
+	timeline := graph.NewTimelineCache()
+	index := []ingest.Subscriber{graph.IndexSubscriber(read, ix, logger), graph.TextIndexSubscriber(read, texts, logger), timeline.Invalidate}
 	im := ingest.NewLocal(st, schema.Vocabulary(), index...)
 	var writes ingest.Writer = im
 	var rep *replica.Background
@@ -97,7 +98,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	}
 
 	gql, err := graph.NewHandler(graph.Config{
-		Store: st, Importer: writes, Vocab: schema.Vocabulary(), Index: ix, Texts: texts, Token: cfg.Token, Logger: logger,
+		Store: st, Importer: writes, Vocab: schema.Vocabulary(), Index: ix, Texts: texts, Timeline: timeline, Token: cfg.Token, Logger: logger,
 	})
 	if err != nil {
 		return err
