@@ -187,11 +187,29 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 	if !r.single(predicate) {
 		return nil, athar.E("", athar.Invalid, "predicate: %s is not single-valued, so its claims are not variants of one another; ask claims(subject:, predicate:) for them", predicate)
 	}
-	cs, err := r.store.FindClaims(ctx, athar.ClaimFilter{Subject: id, Predicate: predicate})
+	// The subject's claims of the predicate, from the store's sorted list (a hub's other
+	// claims are not read), then the page's claims with their attestations.
+	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: -1})
 	if err != nil {
 		return nil, err
 	}
-	return claimViews(cs[:min(n, len(cs))]), nil
+	var ids []athar.ID
+	for _, ref := range page.Refs {
+		if ref.Subject == id && len(ids) < n {
+			ids = append(ids, ref.ID)
+		}
+	}
+	cs, err := r.loaders(ctx).claim.LoadAll(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*athar.Claim, 0, len(cs))
+	for _, c := range cs {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return claimViews(out), nil
 }
 
 // chainNarrations returns the narrations a person is the subject of predicate (transmits
