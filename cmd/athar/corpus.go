@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
-
+	"github.com/athar-hadith/athar/internal/app"
 	"github.com/athar-hadith/athar/internal/ingest/corpusload"
 )
 
@@ -65,22 +62,17 @@ was refused. See docs/corpus.md.`
 
 // corpusProgress shows a progress bar per collection when out is a terminal.
 func corpusProgress(out io.Writer) func(collection string, done, total int) {
-	f, ok := out.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if app.ProgressBar(out, "") == nil {
 		return nil
 	}
-	var bar *progressbar.ProgressBar
+	var bar func(done, total int)
 	var cur string
 	return func(collection string, done, total int) {
 		if bar == nil || cur != collection {
-			cur = collection
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(out),
-				progressbar.OptionSetDescription("importing "+collection), progressbar.OptionShowCount(),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			cur, bar = collection, app.ProgressBar(out, "importing "+collection)
 		}
-		_ = bar.Set(done)
-		if done == total {
-			_ = bar.Finish()
+		if bar != nil {
+			bar(done, total)
 		}
 	}
 }
