@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
-	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/backup"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 )
@@ -68,11 +65,10 @@ unless it holds every quad of the store. A trailer that does not match is always
 		fs.Usage()
 		return usageError("restore: give exactly one FILE")
 	}
-	quads, verified, err := readBackup(e, fs.Arg(0))
+	quads, verified, name, err := backup.ReadPath(fs.Arg(0), e.stdin)
 	if err != nil {
-		return err
+		return exitError{code: 1, msg: fmt.Sprintf("restore %v", err)}
 	}
-	name := backupName(fs.Arg(0))
 	if !verified {
 		if !*unverified {
 			return exitError{code: 1, msg: fmt.Sprintf("restore %s: no trailer (%q...): the file may be cut short, so it is not restored; if you know it is whole (e.g. a backup from before trailers existed), pass --unverified", name, cayleystore.TrailerPrefix)}
@@ -97,29 +93,4 @@ unless it holds every quad of the store. A trailer that does not match is always
 	}
 	fmt.Fprintf(e.stdout, "restored %d quads, %s (%d added, %d removed)%s\n", len(quads), how, len(cs.Add), len(cs.Remove), w.Where())
 	return nil
-}
-
-func backupName(arg string) string {
-	if arg == "-" {
-		return "standard input"
-	}
-	return arg
-}
-
-// readBackup reads the backup named by arg ("-" is standard input) with backup.Read.
-func readBackup(e env, arg string) ([]athar.Quad, bool, error) {
-	var r io.Reader = e.stdin
-	if arg != "-" {
-		f, err := os.Open(arg)
-		if err != nil {
-			return nil, false, fmt.Errorf("restore: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	quads, verified, err := backup.Read(r)
-	if err != nil {
-		return nil, false, exitError{code: 1, msg: fmt.Sprintf("restore %s: %v", backupName(arg), err)}
-	}
-	return quads, verified, nil
 }

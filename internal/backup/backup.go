@@ -64,6 +64,27 @@ func WriteFile(ctx context.Context, st Quads, path string) (int, error) {
 	return n, os.Rename(f.Name(), path)
 }
 
+// ReadPath reads the backup at path ("-" reads stdin) with Read. It returns the name to
+// report it by ("standard input" for "-"), and errors that name it.
+func ReadPath(path string, stdin io.Reader) (quads []athar.Quad, verified bool, name string, err error) {
+	name, r := path, stdin
+	if path == "-" {
+		name = "standard input"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, name, err
+		}
+		defer f.Close()
+		r = f
+	}
+	quads, verified, err = Read(r)
+	if err != nil {
+		return nil, false, name, fmt.Errorf("%s: %w", name, err)
+	}
+	return quads, verified, name, nil
+}
+
 // Read reads every quad of a backup, gzip-compressed or plain N-Quads, and checks its
 // trailer: verified reports a matching trailer. An error says what is wrong with the file:
 // a damaged gzip stream is reported as such, not as the garbage it decompresses to.
