@@ -88,22 +88,8 @@ the embedded seeds. Exits 1 if any document is invalid.`)
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	st, im, err := app.OpenScratch("memory:", cliLogger(e))
+	stats, err := app.Validate(ctx, srcs, *bare, e.stderr, cliLogger(e))
 	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if !*bare {
-		s := app.Load(ctx, im, app.Seeds(), e.stderr, load.Options{})
-		if err := s.Interrupted("validate"); err != nil {
-			return err
-		}
-		if s.Refused > 0 {
-			return fmt.Errorf("validate: the embedded seeds are invalid")
-		}
-	}
-	stats := app.Load(ctx, im, srcs, e.stderr, load.Options{})
-	if err := stats.Interrupted("validate"); err != nil {
 		return err
 	}
 	valid := stats.Documents - stats.Refused

@@ -74,3 +74,25 @@ func seedLog(ctx context.Context, rep *replica.Replica, logger *slog.Logger) (bo
 	}
 	return rep.SeedIfEmpty(ctx, docs, ids)
 }
+
+// Validate checks srcs against every rule of the format in a scratch memory store -- after
+// the embedded seeds, unless bare, so that ids they define resolve -- and reports refusals
+// on errOut. Nothing is stored anywhere.
+func Validate(ctx context.Context, srcs []load.Source, bare bool, errOut io.Writer, logger *slog.Logger) (load.Stats, error) {
+	st, im, err := OpenScratch("memory:", logger)
+	if err != nil {
+		return load.Stats{}, err
+	}
+	defer st.Close()
+	if !bare {
+		s := Load(ctx, im, Seeds(), errOut, load.Options{})
+		if err := s.Interrupted("validate"); err != nil {
+			return s, err
+		}
+		if s.Refused > 0 {
+			return s, fmt.Errorf("validate: the embedded seeds are invalid")
+		}
+	}
+	stats := Load(ctx, im, srcs, errOut, load.Options{})
+	return stats, stats.Interrupted("validate")
+}
