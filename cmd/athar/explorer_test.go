@@ -81,6 +81,26 @@ func TestExplorer(t *testing.T) {
 		}
 	})
 
+	t.Run("search the texts, open a hit", func(t *testing.T) {
+		// A phrase of Ahmad 208's text: the hit carries its reference and the phrase marked.
+		b.do(t,
+			chromedp.Navigate(base+"/"),
+			chromedp.SendKeys(chromedp.CSS(`.text-search input[name="q"]`), `"strike his neck"`, chromedp.NodeVisible),
+			chromedp.Click(chromedp.CSS(`.text-search button[type="submit"]`), chromedp.NodeVisible),
+			chromedp.WaitVisible(chromedp.CSS(`.text-search-hits li mark`)),
+		)
+		if got := read(t, b, chromedp.Text(chromedp.CSS(`.text-search-hits li mark`))); !strings.EqualFold(got, "strike his neck") {
+			t.Errorf("highlighted: %q, want the phrase", got)
+		}
+		if got := read(t, b, chromedp.Text(chromedp.CSS(`.text-search-hits li a`))); !strings.Contains(got, "Musnad Ahmad 208") {
+			t.Errorf("hit heading %q, want its reference", got)
+		}
+		b.do(t,
+			chromedp.Click(chromedp.CSS(`.text-search-hits li a`), chromedp.NodeVisible),
+			chromedp.Poll[chromedp.Void](`location.search.includes('narration%3Aahmad-208')`),
+		)
+	})
+
 	t.Run("GraphiQL, with the schema's docs", func(t *testing.T) {
 		b.do(t,
 			chromedp.Navigate(base+"/graphiql"),

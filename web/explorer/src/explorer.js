@@ -14,6 +14,7 @@ import { CLAIM, ENTITY, SEARCH, exportFileName, exportFormats, exportURL, gql, n
 import { createGraph, layouts, types } from './graph.js';
 import { excerpt, locate } from './text.js';
 import * as views from './views.js';
+import { mountTextSearch } from './textsearch.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -455,7 +456,15 @@ function welcome() {
       'or a line to read that one claim, each with the narrations that attest it and their words highlighted.',
     ),
     el('p', {}, 'Press ', el('kbd', {}, '/'), ' to search from anywhere on the page.'),
+    textSearch(),
   );
+}
+
+// The full-text search of the narrations' texts (docs/search.md): a hit opens its narration.
+function textSearch() {
+  const box = el('div', { class: 'welcome-texts' });
+  mountTextSearch(box, { onOpen: (id) => navigate({ id, depth: state.depth }) });
+  return box;
 }
 
 function renderEntity(entity, claims) {
