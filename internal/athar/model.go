@@ -87,7 +87,11 @@ type Narration struct {
 	// MoreRoutes are the further chains the narration gives (e.g. joined by "ح"), each
 	// nearest the compiler first, in the document's order; Chain is the first route.
 	MoreRoutes [][]ID
-	Gradings   []Grading
+	// RecordRoutes are the routes the corpus record's Arabic text gives, as the import
+	// extracted them (internal/hadith.Extract), nearest the compiler first, in the text's
+	// order. When no document gives a chain, Chain and MoreRoutes are these.
+	RecordRoutes [][]ID
+	Gradings     []Grading
 	// Texts are every text of the narration with where it comes from: the document's
 	// (Text, when it has one) first, then a corpus record's, one per edition. When no
 	// document gives a text, Text and Language are the record's English text (else its
