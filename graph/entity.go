@@ -201,7 +201,14 @@ func (r *narrationResolver) Chain(ctx context.Context, obj *model.Narration) ([]
 }
 
 func (r *narrationResolver) Routes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error) {
-	chains := obj.N.Chains()
+	return r.routes(ctx, obj.N.Chains())
+}
+
+func (r *narrationResolver) RecordRoutes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error) {
+	return r.routes(ctx, obj.N.RecordRoutes)
+}
+
+func (r *narrationResolver) routes(ctx context.Context, chains [][]athar.ID) ([][]*model.Person, error) {
 	var all []athar.ID // one batch for every route
 	for _, c := range chains {
 		all = append(all, c...)

@@ -293,6 +293,7 @@ type ComplexityRoot struct {
 		Narrations     func(childComplexity int, first *int) int
 		Narrator       func(childComplexity int) int
 		Parallels      func(childComplexity int, first *int) int
+		RecordRoutes   func(childComplexity int) int
 		References     func(childComplexity int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		Routes         func(childComplexity int) int
@@ -628,6 +629,7 @@ type NarrationResolver interface {
 	Narrator(ctx context.Context, obj *model.Narration) (*model.Person, error)
 	Chain(ctx context.Context, obj *model.Narration) ([]*model.Person, error)
 	Routes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error)
+	RecordRoutes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error)
 	AttestedClaims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 
 	Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error)
@@ -2279,6 +2281,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Parallels(childComplexity, args["first"].(*int)), true
+	case "Narration.recordRoutes":
+		if e.ComplexityRoot.Narration.RecordRoutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.RecordRoutes(childComplexity), true
 	case "Narration.references":
 		if e.ComplexityRoot.Narration.References == nil {
 			break
@@ -3997,6 +4005,15 @@ type Narration implements Entity {
   order. Empty when the narration records no chain.
   """
   routes: [[Person!]!]!
+  """
+  The routes the corpus record's Arabic text gives, as the corpus import extracted them
+  (docs/corpus.md, "Chains in the graph"): split where the text says ح, a chain given by
+  reference joined to the previous hadith's, each nearest the compiler first, in the text's
+  order. routes is these when no document gives a chain; a document's chain, when given,
+  comes first in routes and these stay apart. Empty when the narration carries no corpus
+  record or its text gives no chain.
+  """
+  recordRoutes: [[Person!]!]!
   "Every claim this narration attests."
   attestedClaims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   "Graders' verdicts on it, in the document's order; they may disagree, and all are kept."
@@ -5094,6 +5111,8 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_chain(ctx, field)
 	case "routes":
 		return ec.fieldContext_Narration_routes(ctx, field)
+	case "recordRoutes":
+		return ec.fieldContext_Narration_recordRoutes(ctx, field)
 	case "attestedClaims":
 		return ec.fieldContext_Narration_attestedClaims(ctx, field)
 	case "gradings":
@@ -15334,6 +15353,38 @@ func (ec *executionContext) fieldContext_Narration_routes(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Narration_recordRoutes(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_recordRoutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Narration().RecordRoutes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]*model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚕᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_recordRoutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Narration_attestedClaims(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -23783,6 +23834,12 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_routes(ctx, field, obj)
+				})
+		case "recordRoutes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_recordRoutes(ctx, field, obj)
 				})
 		case "attestedClaims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
