@@ -88,11 +88,10 @@ const (
 
 	// What the corpus import extracts from a record's texts (internal/hadith, internal/isnad):
 	// mention nodes, each naming an entity (or the verses a citation gives) at a passage of
-	// one edition's text (PredEdition, PredEvidence, PredStart, PredEnd); and, on chain links
-	// and attestations, the passage of the text they were read from (PredEdition, PredStart,
-	// PredEnd, PredWritten).
-	ClassMention = VocabBase + "Mention"
-	PredMention  = VocabBase + "mention" // narration -> mention node
+	// one edition's text (PredEdition, PredStart, PredEnd); on chain links, the passage of
+	// the Arabic they were read from (PredStart, PredEnd), or the name as written
+	// (PredWritten) for a link a chain by reference takes from another hadith's text.
+	PredMention = VocabBase + "mention" // narration -> mention node
 	PredEntity   = VocabBase + "entity"  // mention -> the entity (or verse) named
 	PredWritten  = VocabBase + "written" // chain link -> string@ar: the name as the text writes it
 )

@@ -157,6 +157,9 @@ func Extract(r *Record, x *Extractor) *Extraction {
 			continue
 		}
 		for _, m := range isnad.Mentions(t.Text, t.Language, x.Resolver) {
+			if t.Language == "ar" && m.Start < is.MatnStart && len(m.Verses) == 0 {
+				continue // a name of the isnad: a chain link already says where it is
+			}
 			em := ExtractedMention{Edition: t.Edition, Text: m.Text, Start: m.Start, End: m.End, Verses: m.Verses}
 			if len(m.Verses) > 0 {
 				for _, v := range m.Verses {
@@ -346,10 +349,11 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 			e.lit(link, athar.PredRoute, intTerm(ri+1))
 			e.lit(link, athar.PredPosition, intTerm(i+1))
 			e.iri(link, athar.PredNarrator, x.merged(l.ID).IRI())
-			e.lit(link, athar.PredWritten, athar.Term{Literal: l.Written, Lang: "ar"})
-			if l.Start >= 0 {
+			if l.Start >= 0 { // the name as written is the Arabic text at [start, end)
 				e.lit(link, athar.PredStart, intTerm(l.Start))
 				e.lit(link, athar.PredEnd, intTerm(l.End))
+			} else {
+				e.lit(link, athar.PredWritten, athar.Term{Literal: l.Written, Lang: "ar"})
 			}
 			transmit(l)
 		}
@@ -383,15 +387,14 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 		}
 	}
 	for i, m := range ex.Mentions {
+		// corpus/K/mention/N: the passage is the edition's text at [start, end), which
+		// the record holds; five quads a mention (a record holds several)
 		mn := fmt.Sprintf("%smention/%d", base, i+1)
 		e.iri(n, athar.PredMention, mn)
-		e.iri(mn, athar.RDFType, athar.ClassMention)
-		e.lit(mn, athar.PredPosition, intTerm(i+1))
 		for _, id := range m.IDs {
 			e.iri(mn, athar.PredEntity, x.merged(id).IRI())
 		}
 		e.lit(mn, athar.PredEdition, athar.StringTerm(m.Edition))
-		e.lit(mn, athar.PredEvidence, athar.StringTerm(m.Text))
 		e.lit(mn, athar.PredStart, intTerm(m.Start))
 		e.lit(mn, athar.PredEnd, intTerm(m.End))
 		for _, v := range m.Verses {
