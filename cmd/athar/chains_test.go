@@ -22,6 +22,7 @@ func TestCorpusChainsOverHTTP(t *testing.T) {
 		umar: entity(id: "person:umar-ibn-al-khattab") { ... on Person { narrated(first: 20) { id } narrates { totalCount } } }
 		zuhri: entity(id: "person:al-zuhri") { ... on Person { transmitted(first: 20) { id } transmits { totalCount } } }
 		b: narration(id: "narration:bukhari-3955") { narrator { id } routes { id } }
+		v: narration(id: "narration:bukhari-3952") { textMentions(first: 100) { entities { id } edition text start end } }
 	}`, nil)
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -55,6 +56,17 @@ func TestCorpusChainsOverHTTP(t *testing.T) {
 	z, _ := get(resp.Data, "zuhri", "transmits", "totalCount").(float64)
 	if len(transmitted) < 3 || int(z) != len(transmitted) {
 		t.Errorf("al-Zuhri transmitted %d (count %v): %v", len(transmitted), z, transmitted)
+	}
+	// Bukhari 3952 cites "(5.27)": a mention of verse 5:27 with its passage
+	ms, _ := get(resp.Data, "v", "textMentions").([]any)
+	verse := false
+	for _, m := range ms {
+		if get(m, "entities", 0, "id") == "verse:5:27" {
+			verse = get(m, "edition") == "eng-bukhari" && strings.Contains(get(m, "text").(string), "5.27")
+		}
+	}
+	if !verse {
+		t.Errorf("Bukhari 3952's mentions lack verse 5:27 with its passage: %v", ms)
 	}
 	if get(resp.Data, "b", "narrator", "id") != "person:al-bara-ibn-azib" || route(get(resp.Data, "b", "routes", 0)) == "" {
 		t.Errorf("Bukhari 3955: %v", get(resp.Data, "b"))
