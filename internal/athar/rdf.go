@@ -92,8 +92,8 @@ const (
 	// the Arabic they were read from (PredStart, PredEnd), or the name as written
 	// (PredWritten) for a link a chain by reference takes from another hadith's text.
 	PredMention = VocabBase + "mention" // narration -> mention node
-	PredEntity   = VocabBase + "entity"  // mention -> the entity (or verse) named
-	PredWritten  = VocabBase + "written" // chain link -> string@ar: the name as the text writes it
+	PredEntity  = VocabBase + "entity"  // mention -> the entity (or verse) named
+	PredWritten = VocabBase + "written" // chain link -> string@ar: the name as the text writes it
 )
 
 // PeopleGraph is the reserved label of the isnad resolver's built-in people
