@@ -23,6 +23,7 @@ func TestCorpusChainsOverHTTP(t *testing.T) {
 		zuhri: entity(id: "person:al-zuhri") { ... on Person { transmitted(first: 20) { id } transmits { totalCount } } }
 		b: narration(id: "narration:bukhari-3955") { narrator { id } routes { id } }
 		v: narration(id: "narration:bukhari-3952") { textMentions(first: 100) { entities { id } edition text start end } }
+		z: narration(id: "narration:muslim-4585") { texts { edition text } attestedClaims(predicate: "transmits", first: 50) { edges { node { subject { id } attestations { narration { id } evidence start end edition } } } } }
 	}`, nil)
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -67,6 +68,30 @@ func TestCorpusChainsOverHTTP(t *testing.T) {
 	}
 	if !verse {
 		t.Errorf("Bukhari 3952's mentions lack verse 5:27 with its passage: %v", ms)
+	}
+	// Muslim 4585's chain passes through al-Zuhri: his transmits claim's evidence is the
+	// name as the Arabic writes it, at its offsets in the edition named.
+	texts := map[string][]rune{}
+	for _, x := range get(resp.Data, "z", "texts").([]any) {
+		texts[get(x, "edition").(string)] = []rune(get(x, "text").(string))
+	}
+	zuhri := false
+	for _, e := range get(resp.Data, "z", "attestedClaims", "edges").([]any) {
+		if get(e, "node", "subject", "id") != "person:al-zuhri" {
+			continue
+		}
+		a := get(e, "node", "attestations", 0)
+		ed, _ := get(a, "edition").(string)
+		start, _ := get(a, "start").(float64)
+		end, _ := get(a, "end").(float64)
+		if txt := texts[ed]; ed == "ara-muslim" && int(end) <= len(txt) && string(txt[int(start):int(end)]) == get(a, "evidence") {
+			zuhri = true
+		} else {
+			t.Errorf("al-Zuhri's attestation in Muslim 4585: %v", a)
+		}
+	}
+	if !zuhri {
+		t.Errorf("Muslim 4585: no transmits claim of al-Zuhri: %v", get(resp.Data, "z"))
 	}
 	if get(resp.Data, "b", "narrator", "id") != "person:al-bara-ibn-azib" || route(get(resp.Data, "b", "routes", 0)) == "" {
 		t.Errorf("Bukhari 3955: %v", get(resp.Data, "b"))

@@ -50,6 +50,7 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Attestation struct {
+		Edition   func(childComplexity int) int
 		End       func(childComplexity int) int
 		Evidence  func(childComplexity int) int
 		ID        func(childComplexity int) int
@@ -761,6 +762,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Attestation.edition":
+		if e.ComplexityRoot.Attestation.Edition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Edition(childComplexity), true
 	case "Attestation.end":
 		if e.ComplexityRoot.Attestation.End == nil {
 			break
@@ -4318,9 +4325,19 @@ type Attestation {
   narration: Narration!
   "The exact passage of the narration's text; null for claims compiled from the chain."
   evidence: String
-  "Offsets of that passage in narration.text, in Unicode code points; end is exclusive."
+  """
+  Offsets of that passage in narration.text, in Unicode code points; end is exclusive. For
+  an attestation a corpus record makes (the narrator and chain it extracts), in the text of
+  edition instead.
+  """
   start: Int
   end: Int
+  """
+  The corpus edition whose text holds the passage (NarrationText.edition: ara-muslim for a
+  chain link, eng-muslim for the narrator of record); null for a document's attestation,
+  whose passage is in narration.text.
+  """
+  edition: String
   """
   The document's remark on this claim (the claim's note), e.g. that the claim is entailed
   rather than stated, or whose gloss the evidence is; null when it gives none.
@@ -4841,6 +4858,8 @@ func (ec *executionContext) childFields_Attestation(ctx context.Context, field g
 		return ec.fieldContext_Attestation_start(ctx, field)
 	case "end":
 		return ec.fieldContext_Attestation_end(ctx, field)
+	case "edition":
+		return ec.fieldContext_Attestation_edition(ctx, field)
 	case "note":
 		return ec.fieldContext_Attestation_note(ctx, field)
 	}
@@ -9437,6 +9456,29 @@ func (ec *executionContext) _Attestation_end(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Attestation_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attestation", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Attestation_edition(ctx context.Context, field graphql.CollectedField, obj *model.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_edition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edition(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_edition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, true, false, "String")
 }
 
 func (ec *executionContext) _Attestation_note(ctx context.Context, field graphql.CollectedField, obj *model.Attestation) (ret graphql.Marshaler) {
@@ -22569,6 +22611,11 @@ func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionS
 			}
 		case "end":
 			out.Values[i] = ec._Attestation_end(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "edition":
+			out.Values[i] = ec._Attestation_edition(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

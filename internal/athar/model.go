@@ -63,6 +63,9 @@ type Attestation struct {
 	End       int    // exclusive end offset
 	HasSpan   bool   // whether Start and End are set
 	Note      string // the document's note on this claim, if any
+	// Edition is the corpus edition whose text Start and End index, for an attestation a
+	// corpus record makes (internal/hadith); empty for a document's (Narration.Text).
+	Edition string
 }
 
 // Reference locates a narration in a source: collection, edition or numbering scheme, and

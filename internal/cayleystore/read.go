@@ -816,6 +816,8 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 			a.End, _ = strconv.Atoi(obj.Literal)
 		case athar.RDFSComment:
 			a.Note = obj.Literal
+		case athar.PredEdition:
+			a.Edition = obj.Literal
 		}
 	}
 	return a, nil
