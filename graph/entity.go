@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/hadith"
@@ -112,6 +114,11 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 	if err != nil {
 		return nil, err
 	}
+	if !selectsItems(ctx) {
+		// only totalCount or pageInfo asked: the page's claims are not read (a person of
+		// the corpus is the subject of thousands of narrates and transmits claims)
+		return conn, nil
+	}
 	ids := make([]athar.ID, len(conn.Nodes))
 	for i, rel := range conn.Nodes {
 		ids[i] = rel.Ref.ID
@@ -132,6 +139,20 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 	}
 	conn.Edges = kept
 	return conn, nil
+}
+
+// selectsItems reports whether the connection field being resolved selects its edges or
+// nodes (true outside a GraphQL request).
+func selectsItems(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return true
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name != "totalCount" && f.Name != "pageInfo" && f.Name != "__typename" {
+			return true
+		}
+	}
+	return false
 }
 
 // about returns the claims with id as subject or object, of one predicate when given, as
