@@ -2,9 +2,15 @@ package graph
 
 import (
 	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/hadith"
 )
 
 // relationField is one generated relation field (see relations_gen.go): Type.Field reads
@@ -108,6 +114,11 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 	if err != nil {
 		return nil, err
 	}
+	if !selectsItems(ctx) {
+		// only totalCount or pageInfo asked: the page's claims are not read (a person of
+		// the corpus is the subject of thousands of narrates and transmits claims)
+		return conn, nil
+	}
 	ids := make([]athar.ID, len(conn.Nodes))
 	for i, rel := range conn.Nodes {
 		ids[i] = rel.Ref.ID
@@ -128,6 +139,20 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 	}
 	conn.Edges = kept
 	return conn, nil
+}
+
+// selectsItems reports whether the connection field being resolved selects its edges or
+// nodes (true outside a GraphQL request).
+func selectsItems(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return true
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name != "totalCount" && f.Name != "pageInfo" && f.Name != "__typename" {
+			return true
+		}
+	}
+	return false
 }
 
 // about returns the claims with id as subject or object, of one predicate when given, as
@@ -201,7 +226,14 @@ func (r *narrationResolver) Chain(ctx context.Context, obj *model.Narration) ([]
 }
 
 func (r *narrationResolver) Routes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error) {
-	chains := obj.N.Chains()
+	return r.routes(ctx, obj.N.Chains())
+}
+
+func (r *narrationResolver) RecordRoutes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error) {
+	return r.routes(ctx, obj.N.RecordRoutes)
+}
+
+func (r *narrationResolver) routes(ctx context.Context, chains [][]athar.ID) ([][]*model.Person, error) {
 	var all []athar.ID // one batch for every route
 	for _, c := range chains {
 		all = append(all, c...)
@@ -231,4 +263,103 @@ func (r *narrationResolver) AttestedClaims(ctx context.Context, obj *model.Narra
 		return nil, err
 	}
 	return claimConnection(claims, first, after)
+}
+
+// TextMentions reads the mention nodes of the narration's corpus record (corpus/K/mention/N:
+// entity, edition, start, end), in N's order, with the passage cut from the edition's text.
+func (r *narrationResolver) TextMentions(ctx context.Context, obj *model.Narration, first *int) ([]*model.Mention, error) {
+	limit, err := model.First(first, model.MaxList)
+	if err != nil {
+		return nil, err
+	}
+	if obj.N.Corpus == "" || limit == 0 {
+		return []*model.Mention{}, nil
+	}
+	own, err := r.loaders(ctx).quads.Load(ctx, obj.N.ID)
+	if err != nil {
+		return nil, err
+	}
+	label := hadith.LabelOf(obj.N.Corpus).IRI()
+	var nodes []athar.ID
+	for _, q := range own {
+		if q.Predicate == athar.PredMention && q.Label == label {
+			if id, ok := athar.ParseIRI(q.Object.IRI); ok {
+				nodes = append(nodes, id)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		return []*model.Mention{}, nil
+	}
+	qs, err := r.store.QuadsAbout(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	type mention struct {
+		pos        int
+		ids        []athar.ID
+		edition    string
+		start, end int
+	}
+	prefix := hadith.LabelOf(obj.N.Corpus).IRI() + "/mention/"
+	byNode := map[string]*mention{}
+	for _, q := range qs {
+		rest, ok := strings.CutPrefix(q.Subject, prefix)
+		if !ok {
+			continue
+		}
+		m := byNode[q.Subject]
+		if m == nil {
+			m = &mention{}
+			m.pos, _ = strconv.Atoi(rest)
+			byNode[q.Subject] = m
+		}
+		switch q.Predicate {
+		case athar.PredEntity:
+			if id, ok := athar.ParseIRI(q.Object.IRI); ok {
+				m.ids = append(m.ids, id)
+			}
+		case athar.PredEdition:
+			m.edition = q.Object.Literal
+		case athar.PredStart:
+			m.start, _ = strconv.Atoi(q.Object.Literal)
+		case athar.PredEnd:
+			m.end, _ = strconv.Atoi(q.Object.Literal)
+		}
+	}
+	ms := make([]*mention, 0, len(byNode))
+	for _, m := range byNode {
+		ms = append(ms, m)
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].pos < ms[j].pos })
+	ms = ms[:min(limit, len(ms))]
+	var ids []athar.ID
+	for _, m := range ms {
+		ids = append(ids, m.ids...)
+	}
+	es, err := r.entities(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	texts := map[string][]rune{}
+	for _, t := range obj.N.Texts {
+		if t.Source == athar.TextFromCorpus {
+			texts[t.Edition] = []rune(t.Text)
+		}
+	}
+	out := make([]*model.Mention, 0, len(ms))
+	for _, m := range ms {
+		v := &model.Mention{Edition: m.edition, Start: m.start, End: m.end, Entities: []model.Entity{}}
+		if t := texts[m.edition]; m.start >= 0 && m.start <= m.end && m.end <= len(t) {
+			v.Text = string(t[m.start:m.end])
+		}
+		for range m.ids {
+			if es[0] != nil {
+				v.Entities = append(v.Entities, es[0])
+			}
+			es = es[1:]
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

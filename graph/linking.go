@@ -274,17 +274,24 @@ func (r *queryResolver) CommonLink(ctx context.Context, narrations []string) (*m
 	if !ok {
 		return nil, nil
 	}
-	people, err := r.persons(ctx, append([]athar.ID{cl.Person}, cl.Shared...))
+	// Every person of the answer in one batch: a load per narration's branch waited for
+	// its own batch, 100 of them in turn (1.7 ms each over 100 narrations of the corpus).
+	all := append([]athar.ID{cl.Person}, cl.Shared...)
+	for _, n := range ns {
+		pos, route := cl.Positions[n.ID], cl.Routes[n.ID]
+		all = append(all, routes[n.ID][route][:pos-1]...)
+	}
+	people, err := r.persons(ctx, all)
 	if err != nil {
 		return nil, err
 	}
-	out := &model.CommonLink{Person: people[0], SharedRoute: people[1:]}
+	k := 1 + len(cl.Shared)
+	out := &model.CommonLink{Person: people[0], SharedRoute: people[1:k:k]}
+	people = people[k:]
 	for i, n := range ns {
 		pos, route := cl.Positions[n.ID], cl.Routes[n.ID]
-		branch, err := r.persons(ctx, routes[n.ID][route][:pos-1])
-		if err != nil {
-			return nil, err
-		}
+		branch := people[: pos-1 : pos-1]
+		people = people[pos-1:]
 		out.Positions = append(out.Positions, &model.ChainPosition{Narration: &model.Narration{N: ns[i]}, Route: route + 1, Position: pos, Branch: branch})
 	}
 	return out, nil

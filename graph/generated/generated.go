@@ -51,6 +51,7 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Attestation struct {
+		Edition   func(childComplexity int) int
 		End       func(childComplexity int) int
 		Evidence  func(childComplexity int) int
 		ID        func(childComplexity int) int
@@ -259,6 +260,14 @@ type ComplexityRoot struct {
 		QuadsRemoved  func(childComplexity int) int
 	}
 
+	Mention struct {
+		Edition  func(childComplexity int) int
+		End      func(childComplexity int) int
+		Entities func(childComplexity int) int
+		Start    func(childComplexity int) int
+		Text     func(childComplexity int) int
+	}
+
 	MergeResult struct {
 		Changed      func(childComplexity int) int
 		Entity       func(childComplexity int) int
@@ -294,10 +303,12 @@ type ComplexityRoot struct {
 		Narrations     func(childComplexity int, first *int) int
 		Narrator       func(childComplexity int) int
 		Parallels      func(childComplexity int, first *int) int
+		RecordRoutes   func(childComplexity int) int
 		References     func(childComplexity int) int
 		Relations      func(childComplexity int, predicate *string, direction *model.Direction, first *int, after *string) int
 		Routes         func(childComplexity int) int
 		Text           func(childComplexity int) int
+		TextMentions   func(childComplexity int, first *int) int
 		Texts          func(childComplexity int) int
 		Title          func(childComplexity int) int
 		Translation    func(childComplexity int) int
@@ -664,6 +675,8 @@ type NarrationResolver interface {
 	Narrator(ctx context.Context, obj *model.Narration) (*model.Person, error)
 	Chain(ctx context.Context, obj *model.Narration) ([]*model.Person, error)
 	Routes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error)
+	RecordRoutes(ctx context.Context, obj *model.Narration) ([][]*model.Person, error)
+	TextMentions(ctx context.Context, obj *model.Narration, first *int) ([]*model.Mention, error)
 	AttestedClaims(ctx context.Context, obj *model.Narration, predicate *string, first *int, after *string) (*model.ClaimConnection, error)
 
 	Parallels(ctx context.Context, obj *model.Narration, first *int) ([]*model.Parallel, error)
@@ -789,6 +802,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Attestation.edition":
+		if e.ComplexityRoot.Attestation.Edition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Attestation.Edition(childComplexity), true
 	case "Attestation.end":
 		if e.ComplexityRoot.Attestation.End == nil {
 			break
@@ -2104,6 +2123,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ImportResult.QuadsRemoved(childComplexity), true
 
+	case "Mention.edition":
+		if e.ComplexityRoot.Mention.Edition == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mention.Edition(childComplexity), true
+	case "Mention.end":
+		if e.ComplexityRoot.Mention.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mention.End(childComplexity), true
+	case "Mention.entities":
+		if e.ComplexityRoot.Mention.Entities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mention.Entities(childComplexity), true
+	case "Mention.start":
+		if e.ComplexityRoot.Mention.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mention.Start(childComplexity), true
+	case "Mention.text":
+		if e.ComplexityRoot.Mention.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Mention.Text(childComplexity), true
+
 	case "MergeResult.changed":
 		if e.ComplexityRoot.MergeResult.Changed == nil {
 			break
@@ -2319,6 +2369,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Parallels(childComplexity, args["first"].(*int)), true
+	case "Narration.recordRoutes":
+		if e.ComplexityRoot.Narration.RecordRoutes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Narration.RecordRoutes(childComplexity), true
 	case "Narration.references":
 		if e.ComplexityRoot.Narration.References == nil {
 			break
@@ -2348,6 +2404,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Narration.Text(childComplexity), true
+	case "Narration.textMentions":
+		if e.ComplexityRoot.Narration.TextMentions == nil {
+			break
+		}
+
+		args, err := ec.field_Narration_textMentions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Narration.TextMentions(childComplexity, args["first"].(*int)), true
 	case "Narration.texts":
 		if e.ComplexityRoot.Narration.Texts == nil {
 			break
@@ -4167,6 +4234,23 @@ type Narration implements Entity {
   order. Empty when the narration records no chain.
   """
   routes: [[Person!]!]!
+  """
+  The routes the corpus record's Arabic text gives, as the corpus import extracted them
+  (docs/corpus.md, "Chains in the graph"): split where the text says ح, a chain given by
+  reference joined to the previous hadith's, each nearest the compiler first, in the text's
+  order. routes is these when no document gives a chain; a document's chain, when given,
+  comes first in routes and these stay apart. Empty when the narration carries no corpus
+  record or its text gives no chain.
+  """
+  recordRoutes: [[Person!]!]!
+  """
+  The known entities and Qur'an verse citations the corpus record's texts name, each with
+  its passage (docs/corpus.md, "Chains in the graph"), in the order the import found them:
+  the English text's, then the Arabic matn's (the names of the Arabic isnad are its
+  recordRoutes). Empty when the narration carries no corpus record. At most first (0 to
+  1000).
+  """
+  textMentions(first: Int = 50): [Mention!]!
   "Every claim this narration attests."
   attestedClaims(predicate: String, first: Int = 50, after: String): ClaimConnection!
   "Graders' verdicts on it, in the document's order; they may disagree, and all are kept."
@@ -4189,6 +4273,20 @@ type Narration implements Entity {
   chapter: Chapter
   "The key of the corpus record it carries (e.g. bukhari-3953); null when none."
   corpusRecord: String
+}
+
+"A passage of one of a narration's corpus texts that names entities or cites verses."
+type Mention {
+  "The entity named, or each verse the citation gives ([al Anfal 8:67-68]: 8:67 and 8:68)."
+  entities: [Entity!]!
+  "The edition whose text holds the passage (NarrationText.edition: eng-muslim, ara-muslim)."
+  edition: String!
+  "The passage as written."
+  text: String!
+  "Where it starts in that edition's text: Unicode code points."
+  start: Int!
+  "Where it ends (exclusive)."
+  end: Int!
 }
 
 "One text of a narration."
@@ -4397,9 +4495,19 @@ type Attestation {
   narration: Narration!
   "The exact passage of the narration's text; null for claims compiled from the chain."
   evidence: String
-  "Offsets of that passage in narration.text, in Unicode code points; end is exclusive."
+  """
+  Offsets of that passage in narration.text, in Unicode code points; end is exclusive. For
+  an attestation a corpus record makes (the narrator and chain it extracts), in the text of
+  edition instead.
+  """
   start: Int
   end: Int
+  """
+  The corpus edition whose text holds the passage (NarrationText.edition: ara-muslim for a
+  chain link, eng-muslim for the narrator of record); null for a document's attestation,
+  whose passage is in narration.text.
+  """
+  edition: String
   """
   The document's remark on this claim (the claim's note), e.g. that the claim is entailed
   rather than stated, or whose gloss the evidence is; null when it gives none.
@@ -4991,6 +5099,8 @@ func (ec *executionContext) childFields_Attestation(ctx context.Context, field g
 		return ec.fieldContext_Attestation_start(ctx, field)
 	case "end":
 		return ec.fieldContext_Attestation_end(ctx, field)
+	case "edition":
+		return ec.fieldContext_Attestation_edition(ctx, field)
 	case "note":
 		return ec.fieldContext_Attestation_note(ctx, field)
 	}
@@ -5277,6 +5387,22 @@ func (ec *executionContext) childFields_ImportResult(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type ImportResult", field.Name)
 }
 
+func (ec *executionContext) childFields_Mention(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entities":
+		return ec.fieldContext_Mention_entities(ctx, field)
+	case "edition":
+		return ec.fieldContext_Mention_edition(ctx, field)
+	case "text":
+		return ec.fieldContext_Mention_text(ctx, field)
+	case "start":
+		return ec.fieldContext_Mention_start(ctx, field)
+	case "end":
+		return ec.fieldContext_Mention_end(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Mention", field.Name)
+}
+
 func (ec *executionContext) childFields_MergeResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "entity":
@@ -5335,6 +5461,10 @@ func (ec *executionContext) childFields_Narration(ctx context.Context, field gra
 		return ec.fieldContext_Narration_chain(ctx, field)
 	case "routes":
 		return ec.fieldContext_Narration_routes(ctx, field)
+	case "recordRoutes":
+		return ec.fieldContext_Narration_recordRoutes(ctx, field)
+	case "textMentions":
+		return ec.fieldContext_Narration_textMentions(ctx, field)
 	case "attestedClaims":
 		return ec.fieldContext_Narration_attestedClaims(ctx, field)
 	case "gradings":
@@ -7671,6 +7801,20 @@ func (ec *executionContext) field_Narration_relations_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Narration_textMentions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Narration_transmitters_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9699,6 +9843,29 @@ func (ec *executionContext) _Attestation_end(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Attestation_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Attestation", field, true, false, "Int")
+}
+
+func (ec *executionContext) _Attestation_edition(ctx context.Context, field graphql.CollectedField, obj *model.Attestation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Attestation_edition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edition(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Attestation_edition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Attestation", field, true, false, "String")
 }
 
 func (ec *executionContext) _Attestation_note(ctx context.Context, field graphql.CollectedField, obj *model.Attestation) (ret graphql.Marshaler) {
@@ -14897,6 +15064,130 @@ func (ec *executionContext) fieldContext_ImportResult_quadsRemoved(_ context.Con
 	return graphql.NewScalarFieldContext("ImportResult", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Mention_entities(ctx context.Context, field graphql.CollectedField, obj *model.Mention) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mention_entities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entities, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Entity) graphql.Marshaler {
+			return ec.marshalNEntity2ᚕgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐEntityᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mention_entities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mention",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mention_edition(ctx context.Context, field graphql.CollectedField, obj *model.Mention) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mention_edition(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edition, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mention_edition(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mention", field, false, false, "String")
+}
+
+func (ec *executionContext) _Mention_text(ctx context.Context, field graphql.CollectedField, obj *model.Mention) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mention_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mention_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mention", field, false, false, "String")
+}
+
+func (ec *executionContext) _Mention_start(ctx context.Context, field graphql.CollectedField, obj *model.Mention) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mention_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mention_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mention", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Mention_end(ctx context.Context, field graphql.CollectedField, obj *model.Mention) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mention_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mention_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Mention", field, false, false, "Int")
+}
+
 func (ec *executionContext) _MergeResult_entity(ctx context.Context, field graphql.CollectedField, obj *model.MergeResult) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15717,6 +16008,82 @@ func (ec *executionContext) fieldContext_Narration_routes(_ context.Context, fie
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Person(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Narration_recordRoutes(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_recordRoutes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Narration().RecordRoutes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]*model.Person) graphql.Marshaler {
+			return ec.marshalNPerson2ᚕᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPersonᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_recordRoutes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Person(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Narration_textMentions(ctx context.Context, field graphql.CollectedField, obj *model.Narration) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Narration_textMentions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Narration().TextMentions(ctx, obj, fc.Args["first"].(*int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Mention) graphql.Marshaler {
+			return ec.marshalNMention2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMentionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Narration_textMentions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Narration",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Mention(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Narration_textMentions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -23178,6 +23545,11 @@ func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "edition":
+			out.Values[i] = ec._Attestation_edition(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "note":
 			out.Values[i] = ec._Attestation_note(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -24487,6 +24859,59 @@ func (ec *executionContext) _ImportResult(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var mentionImplementors = []string{"Mention"}
+
+func (ec *executionContext) _Mention(ctx context.Context, sel ast.SelectionSet, obj *model.Mention) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mentionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mention")
+		case "entities":
+			out.Values[i] = ec._Mention_entities(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edition":
+			out.Values[i] = ec._Mention_edition(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Mention_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "start":
+			out.Values[i] = ec._Mention_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._Mention_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var mergeResultImplementors = []string{"MergeResult"}
 
 func (ec *executionContext) _MergeResult(ctx context.Context, sel ast.SelectionSet, obj *model.MergeResult) graphql.Marshaler {
@@ -24714,6 +25139,18 @@ func (ec *executionContext) _Narration(ctx context.Context, sel ast.SelectionSet
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Narration_routes(ctx, field, obj)
+				})
+		case "recordRoutes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_recordRoutes(ctx, field, obj)
+				})
+		case "textMentions":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Narration_textMentions(ctx, field, obj)
 				})
 		case "attestedClaims":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -27103,6 +27540,30 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNMention2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMentionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Mention) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMention2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMention(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMention2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMention(ctx context.Context, sel ast.SelectionSet, v *model.Mention) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Mention!")
+		return graphql.Null
+	}
+	return ec._Mention(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMergeResult2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐMergeResult(ctx context.Context, sel ast.SelectionSet, v *model.MergeResult) graphql.Marshaler {

@@ -368,6 +368,9 @@ func (a *Attestation) End() *int {
 // Note is the document's remark on the claim (its note field), nil when it gives none.
 func (a *Attestation) Note() *string { return optional(a.A.Note) }
 
+// Edition is the corpus edition whose text the offsets index, nil for a document's.
+func (a *Attestation) Edition() *string { return optional(a.A.Edition) }
+
 // Relation is a GraphQL Relation: one claim read from one of its ends.
 type Relation struct {
 	Predicate string

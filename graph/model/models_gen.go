@@ -90,6 +90,20 @@ type ImportResult struct {
 	QuadsRemoved int  `json:"quadsRemoved"`
 }
 
+// A passage of one of a narration's corpus texts that names entities or cites verses.
+type Mention struct {
+	// The entity named, or each verse the citation gives ([al Anfal 8:67-68]: 8:67 and 8:68).
+	Entities []Entity `json:"entities"`
+	// The edition whose text holds the passage (NarrationText.edition: eng-muslim, ara-muslim).
+	Edition string `json:"edition"`
+	// The passage as written.
+	Text string `json:"text"`
+	// Where it starts in that edition's text: Unicode code points.
+	Start int `json:"start"`
+	// Where it ends (exclusive).
+	End int `json:"end"`
+}
+
 type MergeResult struct {
 	// The entity kept, with remove's names among its aliases.
 	Entity Entity `json:"entity"`

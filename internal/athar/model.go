@@ -63,6 +63,9 @@ type Attestation struct {
 	End       int    // exclusive end offset
 	HasSpan   bool   // whether Start and End are set
 	Note      string // the document's note on this claim, if any
+	// Edition is the corpus edition whose text Start and End index, for an attestation a
+	// corpus record makes (internal/hadith); empty for a document's (Narration.Text).
+	Edition string
 }
 
 // Reference locates a narration in a source: collection, edition or numbering scheme, and
@@ -87,7 +90,11 @@ type Narration struct {
 	// MoreRoutes are the further chains the narration gives (e.g. joined by "ح"), each
 	// nearest the compiler first, in the document's order; Chain is the first route.
 	MoreRoutes [][]ID
-	Gradings   []Grading
+	// RecordRoutes are the routes the corpus record's Arabic text gives, as the import
+	// extracted them (internal/hadith.Extract), nearest the compiler first, in the text's
+	// order. When no document gives a chain, Chain and MoreRoutes are these.
+	RecordRoutes [][]ID
+	Gradings     []Grading
 	// Texts are every text of the narration with where it comes from: the document's
 	// (Text, when it has one) first, then a corpus record's, one per edition. When no
 	// document gives a text, Text and Language are the record's English text (else its

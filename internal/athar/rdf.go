@@ -85,7 +85,21 @@ const (
 	PredHasText      = VocabBase + "hasText"      // narration -> text node (text, language, edition, position)
 	PredChapter      = VocabBase + "chapter"      // narration -> chapter (collection, number, names)
 	PredCorpusRecord = VocabBase + "corpusRecord" // narration -> the corpus record's label IRI
+
+	// What the corpus import extracts from a record's texts (internal/hadith, internal/isnad):
+	// mention nodes, each naming an entity (or the verses a citation gives) at a passage of
+	// one edition's text (PredEdition, PredStart, PredEnd); on chain links, the passage of
+	// the Arabic they were read from (PredStart, PredEnd), or the name as written
+	// (PredWritten) for a link a chain by reference takes from another hadith's text.
+	PredMention = VocabBase + "mention" // narration -> mention node
+	PredEntity  = VocabBase + "entity"  // mention -> the entity (or verse) named
+	PredWritten = VocabBase + "written" // chain link -> string@ar: the name as the text writes it
 )
+
+// PeopleGraph is the reserved label of the isnad resolver's built-in people
+// (internal/isnad/data/people.tsv): their names in both scripts, written by the corpus
+// import so that the people its records resolve chains to exist once, not once per record.
+const PeopleGraph ID = "graph:isnad-people"
 
 // QuranGraph is the reserved label of the Qur'an's texts: the Arabic text and translation
 // of each verse (athar verses import) with their attribution, as quads about the verses
@@ -105,7 +119,9 @@ const CorpusPrefix = "corpus"
 func IsCorpusLabel(label string) bool { return strings.HasPrefix(label, Base+CorpusPrefix+"/") }
 
 // IsReservedGraph reports whether label is the IRI of a reserved graph (not a narration).
-func IsReservedGraph(label string) bool { return label == QuranGraph.IRI() }
+func IsReservedGraph(label string) bool {
+	return label == QuranGraph.IRI() || label == PeopleGraph.IRI()
+}
 
 // Term is an RDF term in a quad's object position: an IRI, or a literal with an optional
 // datatype IRI or language tag.
@@ -251,6 +267,7 @@ var structural = map[string]bool{
 	PredScope: true, PredPart: true, PredStatedIn: true, PredFormerID: true,
 	PredVerseText: true, PredVerseTranslation: true, PredTranslator: true,
 	PredHasText: true, PredChapter: true, PredCorpusRecord: true,
+	PredMention: true, PredEntity: true, PredWritten: true,
 }
 
 // IsStructural reports whether the predicate IRI belongs to the structural vocabulary (claim,

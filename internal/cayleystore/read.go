@@ -577,7 +577,9 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		route, pos int
 		node       string
 	}
-	var chain []routeLink
+	// A corpus record's links (corpus/K/route/R/I) number every route from 1: they are the
+	// record's routes, and the narration's when no document gives a chain.
+	var chain, record []routeLink
 	for _, l := range links {
 		m, err := props(l.node)
 		if err != nil {
@@ -588,14 +590,36 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		if t, ok := m[athar.PredRoute]; ok {
 			route, _ = strconv.Atoi(t.Literal)
 		}
-		chain = append(chain, routeLink{route, pos, m[athar.PredNarrator].IRI})
-	}
-	sort.Slice(chain, func(i, j int) bool {
-		if chain[i].route != chain[j].route {
-			return chain[i].route < chain[j].route
+		if fromCorpus(l.node) == 1 {
+			record = append(record, routeLink{route, pos, m[athar.PredNarrator].IRI})
+		} else {
+			chain = append(chain, routeLink{route, pos, m[athar.PredNarrator].IRI})
 		}
-		return chain[i].pos < chain[j].pos
-	})
+	}
+	order := func(chain []routeLink) {
+		sort.Slice(chain, func(i, j int) bool {
+			if chain[i].route != chain[j].route {
+				return chain[i].route < chain[j].route
+			}
+			return chain[i].pos < chain[j].pos
+		})
+	}
+	order(chain)
+	order(record)
+	for _, c := range record {
+		p, ok := athar.ParseIRI(c.node)
+		if !ok || c.route < 1 {
+			continue
+		}
+		for len(n.RecordRoutes) < c.route {
+			n.RecordRoutes = append(n.RecordRoutes, nil)
+		}
+		n.RecordRoutes[c.route-1] = append(n.RecordRoutes[c.route-1], p)
+	}
+	if len(chain) == 0 && len(n.RecordRoutes) > 0 {
+		n.Chain = n.RecordRoutes[0]
+		n.MoreRoutes = n.RecordRoutes[1:]
+	}
 	for _, c := range chain {
 		p, ok := athar.ParseIRI(c.node)
 		switch {
@@ -677,12 +701,20 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 	if err != nil {
 		return nil, err
 	}
+	var recordNarrator athar.ID
 	for _, q := range ins {
-		if iriOf(q.Label) == iri {
-			if p, ok := athar.ParseIRI(iriOf(q.Subject)); ok {
-				n.Narrator = p
-			}
+		label := iriOf(q.Label)
+		p, ok := athar.ParseIRI(iriOf(q.Subject))
+		switch {
+		case !ok:
+		case label == iri:
+			n.Narrator = p
+		case athar.IsCorpusLabel(label) && n.Corpus != "" && label == athar.Base+athar.CorpusPrefix+"/"+n.Corpus:
+			recordNarrator = p
 		}
+	}
+	if n.Narrator == "" {
+		n.Narrator = recordNarrator
 	}
 	return n, nil
 }
@@ -784,6 +816,8 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 			a.End, _ = strconv.Atoi(obj.Literal)
 		case athar.RDFSComment:
 			a.Note = obj.Literal
+		case athar.PredEdition:
+			a.Edition = obj.Literal
 		}
 	}
 	return a, nil

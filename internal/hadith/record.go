@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/isnad"
 )
 
 // Record is one hadith of a collection with every edition of it an import pairs: the
@@ -20,6 +21,12 @@ type Record struct {
 	Chapter      Chapter // the section's names
 	Texts        []Text  // one per edition, in the order the editions were given (sorted by language by Pair)
 	Grades       []Grade
+	// Previous are the routes of the hadith before it in its collection (Routes of that
+	// record), set by the import that streams a collection in order: a chain given by
+	// reference (بهذا الإسناد، مثله ...) is joined to the one of them it refers to. Empty
+	// when the record is imported without the hadith before it (a one-hadith file): the
+	// chain is then only what its own text gives.
+	Previous []isnad.Route `json:",omitempty"`
 }
 
 // Text is one edition's text of a hadith.
@@ -154,6 +161,14 @@ const (
 // node to the other: Compile(r, b) == Rebind(Compile(r, a), a, b), which makes the graph
 // the same whichever of record and document is imported first.
 func Compile(r *Record, node athar.ID) []athar.Quad {
+	return CompileWith(r, node, nil)
+}
+
+// CompileWith is Compile with what the record's texts say about its transmission and
+// what they name, when x is not nil (Extract): its routes, narrator of record, the people
+// created from names as written, and its mentions, with their passages, under the same
+// label. Rebind still moves them from one node to another.
+func CompileWith(r *Record, node athar.ID, x *Extractor) []athar.Quad {
 	label := r.Label()
 	e := emitter{label: label.IRI()}
 	n := node.IRI()
@@ -222,6 +237,13 @@ func Compile(r *Record, node athar.ID) []athar.Quad {
 			e.lit(p, athar.RDFSLabel, athar.Term{Literal: gr.Arabic, Lang: "ar"})
 		}
 	}
+	if x != nil && x.Resolver != nil {
+		ex := x.Extraction
+		if ex == nil {
+			ex = Extract(r, x)
+		}
+		x.emit(&e, r, node, ex)
+	}
 	athar.SortQuads(e.quads)
 	return dedupe(e.quads)
 }
@@ -235,21 +257,9 @@ func (r *Record) editions() string {
 }
 
 // Rebind returns qs with node from replaced by node to wherever it is a subject or an
-// IRI object, sorted.
+// IRI object, the ids of the claims and attestations about it recomputed, sorted.
 func Rebind(qs []athar.Quad, from, to athar.ID) []athar.Quad {
-	f, t := from.IRI(), to.IRI()
-	out := make([]athar.Quad, len(qs))
-	for i, q := range qs {
-		if q.Subject == f {
-			q.Subject = t
-		}
-		if q.Object.IRI == f {
-			q.Object.IRI = t
-		}
-		out[i] = q
-	}
-	athar.SortQuads(out)
-	return out
+	return renameQuads(qs, map[string]string{from.IRI(): to.IRI()})
 }
 
 // NodeOf returns the narration node a record's quads are about (the subject of its

@@ -53,6 +53,9 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 		err := im.store.Apply(ctx, css...)
 		if err != nil {
 			for _, i := range members {
+				if i < 0 {
+					continue // the built-in people
+				}
 				out[i].Changed, out[i].QuadsAdded, out[i].QuadsRemoved = false, 0, 0
 				out[i].Err = fmt.Errorf("import %s: %w", recs[i].Label(), err)
 			}
@@ -61,6 +64,20 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 		}
 		css, members, pending = nil, nil, 0
 		return err
+	}
+	x, err := im.extractor(ctx)
+	if err == nil {
+		var cs athar.Changeset
+		if cs, err = im.peopleChangeset(ctx); err == nil && !cs.Empty() {
+			css = append(css, cs)
+			members = append(members, -1)
+		}
+	}
+	if err != nil {
+		for i := range out {
+			out[i].Err = fmt.Errorf("import corpus: %w", err)
+		}
+		return out
 	}
 	seen := map[string]bool{}
 	for i := range recs {
@@ -87,7 +104,15 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 			out[i].Err = fmt.Errorf("%s: %w", op, err)
 			continue
 		}
-		want := hadith.Compile(r, node)
+		ex := hadith.Extract(r, x)
+		merged, err := im.store.MergedInto(ctx, ex.IDs())
+		if err != nil {
+			out[i].Err = fmt.Errorf("%s: %w", op, err)
+			continue
+		}
+		x.Merged, x.Extraction = merged, ex
+		want := hadith.CompileWith(r, node, x)
+		x.Extraction = nil
 		have, err := im.store.NarrationQuads(ctx, r.Label())
 		if err != nil {
 			out[i].Err = fmt.Errorf("%s: %w", op, err)

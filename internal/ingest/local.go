@@ -235,7 +235,7 @@ func (im *Local) labelsBut(ctx context.Context, keep map[athar.ID][]athar.Quad) 
 		if !ok || seen[id] || keep[id] != nil {
 			return nil
 		}
-		if id == athar.QuranGraph || id.Prefix() == athar.TypeNarration.Prefix() || id.Prefix() == athar.CorpusPrefix {
+		if id == athar.QuranGraph || id == athar.PeopleGraph || id.Prefix() == athar.TypeNarration.Prefix() || id.Prefix() == athar.CorpusPrefix {
 			seen[id] = true
 		}
 		return nil

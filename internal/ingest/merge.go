@@ -103,6 +103,15 @@ func (im *Local) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult,
 		res.QuadsAdded += len(cs.Add)
 		res.QuadsRemoved += len(cs.Remove)
 	}
+	corpus, err := im.mergeCorpus(ctx, keep, remove)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", op, err)
+	}
+	for _, cs := range corpus {
+		css = append(css, cs)
+		res.QuadsAdded += len(cs.Add)
+		res.QuadsRemoved += len(cs.Remove)
+	}
 	if len(css) == 0 {
 		return res, nil
 	}

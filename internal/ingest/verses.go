@@ -36,6 +36,14 @@ func (im *Local) ImportVerseTexts(ctx context.Context, texts []athar.VerseText, 
 // checkReserved checks quads restored under a reserved graph: under athar.QuranGraph, only
 // statements about verses that exist and about the graph itself.
 func checkReserved(label athar.ID, qs []athar.Quad) error {
+	if label == athar.PeopleGraph {
+		for _, q := range qs {
+			if id, ok := athar.ParseIRI(q.Subject); !ok || id.Prefix() != athar.TypePerson.Prefix() || !q.Object.IsIRI() && q.Predicate == athar.RDFType {
+				return athar.E("", athar.Invalid, "quad %s: graph <%s> holds the names of people only", q.Key(), label.IRI())
+			}
+		}
+		return nil
+	}
 	for _, q := range qs {
 		if q.Subject == label.IRI() {
 			continue

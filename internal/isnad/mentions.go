@@ -128,7 +128,15 @@ func (r *Resolver) arabicMentions(text string) []Mention {
 			ws = append(ws, word{t.start, t.end, t.bs, t.be})
 		}
 	}
-	return r.matchWords(text, ws, arabicParticle, func(k string, n int) []athar.ID {
+	starts := func(w string) bool {
+		k := ArabicKey(w)
+		switch k {
+		case "", "ابي", "ابا":
+			return true // ArabicKey folds these only before another word
+		}
+		return r.firstArabic[k]
+	}
+	return r.matchWords(text, ws, starts, arabicParticle, func(k string, n int) []athar.ID {
 		key := ArabicKey(k)
 		if n == 1 && key != "النبي" && !(strings.HasPrefix(key, "ال") && strings.HasSuffix(key, "ي")) {
 			return nil
@@ -159,7 +167,12 @@ func (r *Resolver) latinMentions(text string) []Mention {
 		cur.end, cur.be = ri, len(text)
 		ws = append(ws, cur)
 	}
-	return r.matchWords(text, ws, latinParticle, func(k string, n int) []athar.ID {
+	starts := func(w string) bool {
+		k := LatinKey(trimLatinName(w))
+		f, _, _ := strings.Cut(k, " ")
+		return f == "" || r.firstLatin[f]
+	}
+	return r.matchWords(text, ws, starts, latinParticle, func(k string, n int) []athar.ID {
 		first, _ := utf8.DecodeRuneInString(strings.TrimLeft(k, "'`‘’ʿʾ"))
 		if !unicode.IsUpper(first) {
 			return nil
@@ -175,9 +188,16 @@ func (r *Resolver) latinMentions(text string) []Mention {
 // matchWords matches names on runs of up to six words separated by spaces only. A match
 // that is part of a longer name (a particle such as بن / ibn / Abu before it, or بن / ibn
 // after it) is not taken: "Malik" in "Ka'b bin Malik" is not Malik ibn Anas.
-func (r *Resolver) matchWords(text string, ws []word, particle func(string) bool, look func(string, int) []athar.ID) []Mention {
+//
+// starts reports whether a word can start a known name: positions where it cannot are
+// skipped without looking anything up.
+func (r *Resolver) matchWords(text string, ws []word, starts, particle func(string) bool, look func(string, int) []athar.ID) []Mention {
 	var out []Mention
 	for i := 0; i < len(ws); {
+		if !starts(text[ws[i].bs:ws[i].be]) {
+			i++
+			continue
+		}
 		matched := false
 		for n := 6; n >= 1; n-- {
 			if i+n > len(ws) || !spaced(text, ws[i:i+n]) {

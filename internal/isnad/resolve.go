@@ -42,6 +42,9 @@ type Resolver struct {
 	context  map[ctxKey]athar.ID
 	pairs    map[[2]athar.ID]int // (student, teacher) seen in resolved routes
 	people   map[athar.ID]Person
+	// the first words of the keys of arabic and latin: Mentions looks names up only
+	// where one of them starts
+	firstArabic, firstLatin map[string]bool
 }
 
 type ctxKey struct {
@@ -97,6 +100,7 @@ func newResolver(builtin bool, people []Person) *Resolver {
 	r := &Resolver{
 		arabic: map[string][]athar.ID{}, lastOnly: map[string][]athar.ID{}, latin: map[string][]athar.ID{},
 		context: map[ctxKey]athar.ID{}, pairs: map[[2]athar.ID]int{}, people: map[athar.ID]Person{},
+		firstArabic: map[string]bool{}, firstLatin: map[string]bool{},
 	}
 	if builtin {
 		for _, p := range BuiltinPeople() {
@@ -145,15 +149,26 @@ func (r *Resolver) Add(p Person) {
 		if strings.HasPrefix(a, "@") {
 			addID(r.lastOnly, ArabicKey(a[1:]), p.ID)
 		} else {
-			addID(r.arabic, ArabicKey(a), p.ID)
+			r.addArabic(ArabicKey(a), p.ID)
 		}
 	}
 	for _, n := range append([]string{p.Name}, p.Aliases...) {
 		if isArabicScript(n) {
-			addID(r.arabic, ArabicKey(n), p.ID)
+			r.addArabic(ArabicKey(n), p.ID)
 		} else {
-			addID(r.latin, LatinKey(n), p.ID)
+			k := LatinKey(n)
+			addID(r.latin, k, p.ID)
+			if f, _, _ := strings.Cut(k, " "); f != "" {
+				r.firstLatin[f] = true
+			}
 		}
+	}
+}
+
+func (r *Resolver) addArabic(k string, id athar.ID) {
+	addID(r.arabic, k, id)
+	if f, _, _ := strings.Cut(k, " "); f != "" {
+		r.firstArabic[f] = true
 	}
 }
 
@@ -221,11 +236,13 @@ func LatinKey(s string) string {
 	return strings.Join(out, " ")
 }
 
+var skeletonFolds = strings.NewReplacer("ee", "i", "oo", "u", "ou", "u", "ay", "ai", "ey", "ei", "aa", "a")
+
 func latinSkeleton(w string) string {
 	if w == "ibn" || w == "abu" {
 		return w
 	}
-	w = strings.NewReplacer("ee", "i", "oo", "u", "ou", "u", "ay", "ai", "ey", "ei", "aa", "a").Replace(w)
+	w = skeletonFolds.Replace(w)
 	var b strings.Builder
 	var prev rune
 	for _, c := range w {

@@ -14,6 +14,7 @@ import (
 	"github.com/athar-hadith/athar/internal/hadith"
 	"github.com/athar-hadith/athar/internal/hadithapi"
 	"github.com/athar-hadith/athar/internal/ingest"
+	"github.com/athar-hadith/athar/internal/isnad"
 )
 
 // Writer is what the loop needs of the write path.
@@ -105,6 +106,13 @@ func Run(ctx context.Context, w Writer, paths []string, opts Options) (Stats, er
 			report("%v", pr)
 		}
 		eds = nil
+		// A chain given by reference joins the route of the hadith before it (Pair sorts
+		// by number): each record carries its predecessor's routes, themselves joined.
+		var prev []isnad.Route
+		for i := range recs {
+			recs[i].Previous = prev
+			prev, _, _ = hadith.Routes(&recs[i])
+		}
 		for from := 0; from < len(recs); from += opts.Batch {
 			if err := ctx.Err(); err != nil {
 				return st, err

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/hadith"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/ingest/corpusload"
 	"github.com/athar-hadith/athar/schema"
@@ -49,5 +51,38 @@ func TestRun(t *testing.T) {
 	st2, _ := corpusload.Run(context.Background(), w, paths, corpusload.Options{})
 	if st2.Unchanged != 26 || st2.Imported != 0 || st2.Failed() {
 		t.Fatalf("again: %+v", st2)
+	}
+}
+
+// recorder is a writer that keeps the records it is given.
+type recorder struct{ recs []hadith.Record }
+
+func (r *recorder) ImportHadiths(_ context.Context, recs []hadith.Record) []ingest.HadithResult {
+	r.recs = append(r.recs, recs...)
+	return make([]ingest.HadithResult, len(recs))
+}
+
+// Run streams each collection in order and gives every record its predecessor's routes
+// (for a chain given by reference), across batches, and none to a collection's first.
+func TestRunGivesThePreviousRoutes(t *testing.T) {
+	paths, _ := filepath.Glob("../../hadithapi/testdata/corpus/*.json")
+	var w recorder
+	if _, err := corpusload.Run(context.Background(), &w, paths, corpusload.Options{Batch: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.recs) != 26 {
+		t.Fatalf("%d records", len(w.recs))
+	}
+	for i, r := range w.recs {
+		if i == 0 || w.recs[i-1].Collection != r.Collection {
+			if r.Previous != nil {
+				t.Errorf("%s, first of its collection, has previous routes", r.Key())
+			}
+			continue
+		}
+		want, _, _ := hadith.Routes(&w.recs[i-1])
+		if !reflect.DeepEqual(r.Previous, want) || len(want) == 0 {
+			t.Errorf("%s: previous routes %v, want %s's %v", r.Key(), r.Previous, w.recs[i-1].Key(), want)
+		}
 	}
 }
