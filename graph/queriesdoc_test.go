@@ -120,4 +120,11 @@ check each one against its source.
 
 The schema is schema/schema.graphqls, with the relation fields of each type (Event.follows,
 Verse.revealedRegarding, ...) generated from the vocabulary into schema/relations.graphqls.
+
+Questions at corpus scale -- who transmitted from whom across the ten collections, the routes
+a hadith's Arabic gives, the common link of many reports, how many hadiths a companion
+narrates -- need the canonical collections loaded (athar corpus import), so they cannot be
+answered from the seeds alone: they are in [corpus.md](corpus.md#chain-questions-at-corpus-scale-with-their-answers),
+with the answers the full corpus gave and when. Full-text search of the narrations' texts
+(searchTexts) is in [search.md](search.md).
 `
