@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/kv"
@@ -309,6 +310,12 @@ func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]at
 		if _, ok := athar.TypeOfPrefix(id.Prefix()); !ok {
 			continue
 		}
+		if ns, ok := s.mentions.get(id); ok {
+			if len(ns) > 0 {
+				out[id] = ns
+			}
+			continue
+		}
 		labels, err := s.labelsTouching(ctx, quad.IRI(id.IRI()))
 		if err != nil {
 			return nil, err
@@ -319,12 +326,46 @@ func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]at
 				ns = append(ns, n)
 			}
 		}
+		sortIDs(ns)
+		s.mentions.put(id, slices.Clone(ns))
 		if len(ns) > 0 {
-			sortIDs(ns)
 			out[id] = ns
 		}
 	}
 	return out, nil
+}
+
+// mentionCache is Store.mentions: entity -> the narrations mentioning it, as Mentions
+// found them. Readers share the store's read lock, so it has a lock of its own; Apply,
+// holding the write lock, empties it. It holds at most mentionCacheSize entities, and
+// starts again when full.
+type mentionCache struct {
+	mu sync.Mutex
+	m  map[athar.ID][]athar.ID
+}
+
+const mentionCacheSize = 10000
+
+func (c *mentionCache) get(id athar.ID) ([]athar.ID, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ns, ok := c.m[id]
+	return slices.Clone(ns), ok // callers may append to what they get
+}
+
+func (c *mentionCache) put(id athar.ID, ns []athar.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= mentionCacheSize {
+		c.m = map[athar.ID][]athar.ID{}
+	}
+	c.m[id] = ns
+}
+
+func (c *mentionCache) reset() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
 }
 
 // labelsTouching returns the distinct labels of the quads with v as subject or object.

@@ -44,6 +44,10 @@ type Store struct {
 	// rmStale is set when the read model may disagree with Cayley (an update after Cayley's
 	// commit failed): reads then use Cayley's indexes until Open rebuilds it (readmodel.go).
 	rmStale bool
+	// mentions memoises Mentions per entity until the next Apply: a hub's mentions are
+	// every quad touching it (the Prophet's, some 200 ms over the corpus), and they change
+	// only when the store does.
+	mentions mentionCache
 
 	fullScans atomic.Int64 // reads of every quad in the store (see FullScans)
 }
@@ -201,6 +205,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	if s.closed {
 		return errClosed
 	}
+	s.mentions.reset()
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
 	change := newManifestChange(tx.Deltas)
 	// Mark the labels pending before Cayley commits (see manifest.go).

@@ -3,6 +3,7 @@ package cayleystore
 import (
 	"bytes"
 	"context"
+	"slices"
 	"reflect"
 	"strings"
 	"testing"
@@ -151,4 +152,53 @@ func TestPinsLeftByACrashAreRemovedAtOpen(t *testing.T) {
 	if ref, _ := st.qs.ValueOf(quad.IRI(pinIRI)); ref != nil {
 		t.Fatal("Open left the pin in place")
 	}
+}
+
+// TestMentionsFollowWrites: Mentions is memoised until the next Apply, so what it answers
+// after each write is what the store holds then.
+func TestMentionsFollowWrites(t *testing.T) {
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		st, err := Open(spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		name := func(n string) athar.Quad {
+			return athar.Quad{Subject: athar.ID("person:e").IRI(), Predicate: athar.RDFSLabel, Object: athar.StringTerm("E in " + n), Label: athar.ID(n).IRI()}
+		}
+		for i, step := range []struct {
+			cs   athar.Changeset
+			want []athar.ID
+		}{
+			{athar.Changeset{Narration: "narration:n1", Add: []athar.Quad{name("narration:n1")}}, []athar.ID{"narration:n1"}},
+			{athar.Changeset{Narration: "narration:n2", Add: []athar.Quad{name("narration:n2")}}, []athar.ID{"narration:n1", "narration:n2"}},
+			{athar.Changeset{Narration: "narration:n1", Remove: []athar.Quad{name("narration:n1")}}, []athar.ID{"narration:n2"}},
+		} {
+			for range 2 { // the second read comes from the memo
+				got, err := st.Mentions(ctx, []athar.ID{"person:e"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 && !slices.Equal(got["person:e"], prev(i)) {
+					t.Errorf("%s, before step %d: Mentions = %v", spec, i, got["person:e"])
+				}
+			}
+			if err := st.Apply(ctx, step.cs); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.Mentions(ctx, []athar.ID{"person:e"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got["person:e"], step.want) {
+				t.Errorf("%s, after step %d: Mentions = %v, want %v", spec, i, got["person:e"], step.want)
+			}
+		}
+		st.Close()
+	}
+}
+
+// prev is what Mentions gives after step i-1 of TestMentionsFollowWrites.
+func prev(i int) []athar.ID {
+	return [][]athar.ID{{"narration:n1"}, {"narration:n1", "narration:n2"}, {"narration:n2"}}[i-1]
 }
