@@ -3,8 +3,8 @@ package cayleystore
 import (
 	"bytes"
 	"context"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
