@@ -23,6 +23,8 @@ install() {
 command -v chromium >/dev/null 2>&1 || install chromium
 python3 -c 'import networkx' >/dev/null 2>&1 || install python3-networkx
 [ -d web/exportcheck/node_modules ] || npm ci --prefix web/exportcheck --no-audit --no-fund
+# Cytoscape.js as the explorer builds with it: TestExportRendersInCytoscape draws an export with it.
+[ -d web/explorer/node_modules ] || npm ci --prefix web/explorer --no-audit --no-fund
 
 if [ -z "${ATHAR_TEST_DATABASE:-}" ]; then
   eval "$(.ci/postgres.sh start)"
