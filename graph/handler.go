@@ -17,7 +17,6 @@ import (
 	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/search"
-	"github.com/athar-hadith/athar/internal/textindex"
 )
 
 // Config is what the GraphQL handler needs.
@@ -27,8 +26,9 @@ type Config struct {
 	Vocab    *athar.Vocabulary
 	Index    *search.Index
 	// Texts is the full-text index of narration texts (searchTexts), kept in step by the
-	// caller (OpenTextIndex, TextIndexSubscriber); nil answers searchTexts with UNAVAILABLE.
-	Texts *textindex.Index
+	// caller: a *textindex.Index (OpenTextIndex, TextIndexSubscriber) or a
+	// *BackgroundTextIndex; nil answers searchTexts with UNAVAILABLE.
+	Texts TextSearcher
 	// Timeline keeps the timeline's order between writes, when the caller subscribes its
 	// Invalidate to the writer; nil orders the events on every request.
 	Timeline *TimelineCache

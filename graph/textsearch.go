@@ -9,6 +9,9 @@ import (
 	"github.com/athar-hadith/athar/internal/textindex"
 )
 
+// TextSearcher searches narration texts: *textindex.Index and *BackgroundTextIndex are.
+type TextSearcher = textSearcher
+
 // textSearcher searches narration texts; *textindex.Index satisfies it.
 type textSearcher interface {
 	Search(ctx context.Context, q textindex.Query) (textindex.Page, error)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/athar-hadith/athar/graph"
@@ -16,6 +17,7 @@ import (
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
+	"github.com/athar-hadith/athar/internal/textindex"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -387,5 +389,69 @@ func TestSearchTextsOfTheCorpus(t *testing.T) {
 	got := search(map[string]any{"q": `"عكرمة بن عمار"`, "language": "ar"})
 	if !slices.Contains(got, "narration:muslim-4588@ar") || slices.Contains(got, "narration:muslim-1763@ar") {
 		t.Errorf("after the document's deletion: %v, want narration:muslim-4588 and not narration:muslim-1763", got)
+	}
+}
+
+// gatedReader holds Narrations -- the rebuild's read of the narrations, after the stamp
+// check and after it listed them -- until open is closed, and says when it got there.
+type gatedReader struct {
+	*cayleystore.Store
+	entered chan struct{}
+	once    *sync.Once
+	open    chan struct{}
+}
+
+func (g gatedReader) Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	g.once.Do(func() { close(g.entered) })
+	<-g.open
+	return g.Store.Narrations(ctx, ids)
+}
+
+// TestTextIndexInBackground: while the index is being rebuilt, searchTexts is UNAVAILABLE,
+// and a narration imported after the rebuild listed what to index reaches the index before
+// the first search reads it.
+func TestTextIndexInBackground(t *testing.T) {
+	ctx := context.Background()
+	st, err := cayleystore.Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	first, err := narration.Parse("other.yaml", []byte(`narration:
+  id: narration:test-other
+  title: Another report
+  references: [{collection: Test, number: "9"}]
+  language: en
+  text: Another report, about nothing searched for here.
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.NewLocal(st, schema.Vocabulary()).Import(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	// The index is empty and the store is not: it is rebuilt, and held inside the rebuild.
+	gate := gatedReader{Store: st, entered: make(chan struct{}), once: &sync.Once{}, open: make(chan struct{})}
+	bg := graph.OpenTextIndexInBackground(ctx, "", gate, nil)
+	defer bg.Close()
+	<-gate.entered
+	im := ingest.NewLocal(st, schema.Vocabulary(), bg.Subscriber())
+	d, err := narration.Parse("arabic.yaml", []byte(arabicDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.Import(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bg.Search(ctx, textindex.Query{Text: "عكرمة", First: 10}); athar.ErrorCode(err) != athar.Unavailable || bg.Ready() {
+		t.Fatalf("before the index is ready: %v, want UNAVAILABLE", err)
+	}
+	close(gate.open)
+	if err := bg.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page, err := bg.Search(ctx, textindex.Query{Text: "عكرمة", First: 10})
+	if err != nil || page.Total != 1 || page.Hits[0].Narration != "narration:muslim-4588-ar" {
+		t.Fatalf("after: %+v %v, want the narration imported while the index was being rebuilt", page, err)
 	}
 }

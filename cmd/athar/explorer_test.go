@@ -83,6 +83,7 @@ func TestExplorer(t *testing.T) {
 
 	t.Run("search the texts, open a hit", func(t *testing.T) {
 		// A phrase of Ahmad 208's text: the hit carries its reference and the phrase marked.
+		searchWhenReady(t, base, `{ searchTexts(query: "x") { totalCount } }`)
 		b.do(t,
 			chromedp.Navigate(base+"/"),
 			chromedp.SendKeys(chromedp.CSS(`.text-search input[name="q"]`), `"strike his neck"`, chromedp.NodeVisible),

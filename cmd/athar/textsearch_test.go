@@ -5,7 +5,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
+
+// searchWhenReady posts a searchTexts query until the server's full-text index, opened in
+// the background, answers it (UNAVAILABLE until then, and only that), for up to a minute.
+func searchWhenReady(t *testing.T, base, q string) gqlResponse {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := postGraphQL(t, base, "", q, nil)
+		if len(r.Errors) == 0 || code(r) != "UNAVAILABLE" {
+			return r
+		}
+		if !strings.Contains(r.Errors[0].Message, "full-text index") {
+			t.Fatalf("UNAVAILABLE for another reason: %+v", r.Errors)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the full-text index was not ready within a minute: %+v", r.Errors)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
 
 // TestServeSearchTexts runs the real server on the embedded store: the full-text index is
 // built beside the store, answers searchTexts, and is rebuilt at the next start when
@@ -14,7 +35,7 @@ func TestServeSearchTexts(t *testing.T) {
 	env := storeEnv(t)
 	const q = `{ searchTexts(query: "\"strike his neck\"") { totalCount edges { node { narration { id } snippet { highlights { start end } } } } } }`
 	base, stop := startServer(t, env)
-	r := postGraphQL(t, base, "", q, nil)
+	r := searchWhenReady(t, base, q)
 	if len(r.Errors) > 0 || get(r.Data, "searchTexts", "totalCount") != float64(1) ||
 		get(r.Data, "searchTexts", "edges", 0, "node", "narration", "id") != "narration:ahmad-208" {
 		t.Fatalf("searchTexts: %+v", r)
@@ -38,7 +59,11 @@ func TestServeSearchTexts(t *testing.T) {
 	mustCLI(t, env, "load", doc)
 	base, stop = startServer(t, env)
 	defer stop()
-	r = postGraphQL(t, base, "", q, nil)
+	// Everything else answers at once, while the index is checked and rebuilt.
+	if r := postGraphQL(t, base, "", `{ narration(id: "narration:atiq") { id } }`, nil); get(r.Data, "narration", "id") != "narration:atiq" {
+		t.Fatalf("narration: %+v", r)
+	}
+	r = searchWhenReady(t, base, q)
 	if len(r.Errors) > 0 || get(r.Data, "searchTexts", "totalCount") != float64(2) {
 		t.Fatalf("searchTexts after a load while stopped: %+v", r)
 	}

@@ -56,14 +56,13 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if err := graph.BuildIndex(ctx, read, ix); err != nil {
 		return err
 	}
-	// The full-text index lives beside the store, checked against it and rebuilt if stale.
-	texts, err := graph.OpenTextIndex(ctx, textIndexDir(cfg.Mode.Store), read, logger)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
+	// The full-text index lives beside the store; it is checked against it, and rebuilt if
+	// stale, in the background (seconds to a minute on the corpus): searchTexts answers
+	// UNAVAILABLE until then, everything else at once.
+	texts := graph.OpenTextIndexInBackground(ctx, textIndexDir(cfg.Mode.Store), read, logger)
 	defer texts.Close()
 	timeline := graph.NewTimelineCache()
-	index := []ingest.Subscriber{graph.IndexSubscriber(read, ix, logger), graph.TextIndexSubscriber(read, texts, logger), timeline.Invalidate}
+	index := []ingest.Subscriber{graph.IndexSubscriber(read, ix, logger), texts.Subscriber(), timeline.Invalidate}
 	im := ingest.NewLocal(st, schema.Vocabulary(), index...)
 	var writes ingest.Writer = im
 	var rep *replica.Background
