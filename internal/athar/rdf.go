@@ -138,6 +138,9 @@ func IRITerm(iri string) Term { return Term{IRI: iri} }
 // StringTerm returns a plain string literal.
 func StringTerm(s string) Term { return Term{Literal: s} }
 
+// IntTerm returns an xsd:integer literal.
+func IntTerm(n int) Term { return Term{Literal: strconv.Itoa(n), Datatype: XSDInteger} }
+
 // IsIRI reports whether t is an IRI.
 func (t Term) IsIRI() bool { return t.IRI != "" }
 
@@ -178,6 +181,22 @@ func SortQuads(qs []Quad) {
 		keys[i] = q.Key()
 	}
 	sort.Sort(byKey{qs, keys})
+}
+
+// SortUniqueQuads sorts quads by their canonical form and drops repeats, reusing qs.
+func SortUniqueQuads(qs []Quad) []Quad {
+	SortQuads(qs)
+	out := qs[:0]
+	var last string
+	for i, q := range qs {
+		k := q.Key()
+		if i > 0 && k == last {
+			continue
+		}
+		out = append(out, q)
+		last = k
+	}
+	return out
 }
 
 type byKey struct {

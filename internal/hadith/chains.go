@@ -346,12 +346,12 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 			link := fmt.Sprintf("%sroute/%d/%d", base, ri+1, i+1)
 			e.iri(n, athar.PredChainLink, link)
 			e.iri(link, athar.RDFType, athar.ClassChainLink)
-			e.lit(link, athar.PredRoute, intTerm(ri+1))
-			e.lit(link, athar.PredPosition, intTerm(i+1))
+			e.lit(link, athar.PredRoute, athar.IntTerm(ri+1))
+			e.lit(link, athar.PredPosition, athar.IntTerm(i+1))
 			e.iri(link, athar.PredNarrator, x.merged(l.ID).IRI())
 			if l.Start >= 0 { // the name as written is the Arabic text at [start, end)
-				e.lit(link, athar.PredStart, intTerm(l.Start))
-				e.lit(link, athar.PredEnd, intTerm(l.End))
+				e.lit(link, athar.PredStart, athar.IntTerm(l.Start))
+				e.lit(link, athar.PredEnd, athar.IntTerm(l.End))
 			} else {
 				e.lit(link, athar.PredWritten, athar.Term{Literal: l.Written, Lang: "ar"})
 			}
@@ -395,15 +395,15 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 			e.iri(mn, athar.PredEntity, x.merged(id).IRI())
 		}
 		e.lit(mn, athar.PredEdition, athar.StringTerm(m.Edition))
-		e.lit(mn, athar.PredStart, intTerm(m.Start))
-		e.lit(mn, athar.PredEnd, intTerm(m.End))
+		e.lit(mn, athar.PredStart, athar.IntTerm(m.Start))
+		e.lit(mn, athar.PredEnd, athar.IntTerm(m.End))
 		for _, v := range m.Verses {
 			s := v.ID().IRI()
 			e.iri(s, athar.RDFType, athar.TypeVerse.IRI())
 			e.lit(s, athar.RDFSLabel, athar.StringTerm(v.Name()))
 			e.lit(s, athar.RDFSLabel, athar.Term{Literal: v.ArabicName(), Lang: "ar"})
-			e.lit(s, athar.PredSurah, intTerm(v.Surah))
-			e.lit(s, athar.PredAyah, intTerm(v.Ayah))
+			e.lit(s, athar.PredSurah, athar.IntTerm(v.Surah))
+			e.lit(s, athar.PredAyah, athar.IntTerm(v.Ayah))
 		}
 	}
 }
@@ -432,8 +432,8 @@ func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLin
 	e.iri(ai, athar.PredNarration, narration.IRI())
 	if l.Start >= 0 {
 		e.lit(ai, athar.PredEvidence, athar.StringTerm(l.Written))
-		e.lit(ai, athar.PredStart, intTerm(l.Start))
-		e.lit(ai, athar.PredEnd, intTerm(l.End))
+		e.lit(ai, athar.PredStart, athar.IntTerm(l.Start))
+		e.lit(ai, athar.PredEnd, athar.IntTerm(l.End))
 		e.lit(ai, athar.PredEdition, athar.StringTerm(l.Edition))
 	}
 }
@@ -550,8 +550,7 @@ func renameQuads(qs []athar.Quad, rename map[string]string) []athar.Quad {
 			}
 		}
 	}
-	athar.SortQuads(out)
-	return dedupe(out)
+	return athar.SortUniqueQuads(out)
 }
 
 // Rename returns a record's stored quads with the ids of rename (merged away -> kept)

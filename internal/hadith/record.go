@@ -188,7 +188,7 @@ func CompileWith(r *Record, node athar.ID, x *Extractor) []athar.Quad {
 		node := fmt.Sprintf("%sreference/%d", base, i+1)
 		e.iri(n, athar.PredReference, node)
 		e.iri(node, athar.RDFType, athar.ClassReference)
-		e.lit(node, athar.PredPosition, intTerm(i+1))
+		e.lit(node, athar.PredPosition, athar.IntTerm(i+1))
 		e.lit(node, athar.PredCollection, athar.StringTerm(ref.Collection))
 		e.lit(node, athar.PredEdition, athar.StringTerm(ref.Edition))
 		e.lit(node, athar.PredNumber, athar.StringTerm(ref.Number))
@@ -197,7 +197,7 @@ func CompileWith(r *Record, node athar.ID, x *Extractor) []athar.Quad {
 		node := fmt.Sprintf("%stext/%s", base, t.Edition)
 		e.iri(n, PredHasText, node)
 		e.iri(node, athar.RDFType, ClassText)
-		e.lit(node, athar.PredPosition, intTerm(i+1))
+		e.lit(node, athar.PredPosition, athar.IntTerm(i+1))
 		e.lit(node, athar.PredText, athar.StringTerm(t.Text))
 		e.lit(node, athar.PredLanguage, athar.StringTerm(t.Language))
 		e.lit(node, athar.PredEdition, athar.StringTerm(t.Edition))
@@ -207,14 +207,14 @@ func CompileWith(r *Record, node athar.ID, x *Extractor) []athar.Quad {
 		e.iri(n, PredChapter, ch)
 		e.iri(ch, athar.RDFType, ClassChapter)
 		e.lit(ch, athar.PredCollection, athar.StringTerm(col.Name))
-		e.lit(ch, athar.PredNumber, intTerm(r.Section))
+		e.lit(ch, athar.PredNumber, athar.IntTerm(r.Section))
 		if r.Chapter.Name != "" {
 			e.lit(ch, athar.RDFSLabel, athar.StringTerm(r.Chapter.Name))
 		}
 		if r.Chapter.Arabic != "" {
 			e.lit(ch, athar.RDFSLabel, athar.Term{Literal: r.Chapter.Arabic, Lang: "ar"})
 		}
-		e.lit(n, athar.PredPosition, intTerm(r.InSection))
+		e.lit(n, athar.PredPosition, athar.IntTerm(r.InSection))
 	}
 	for i, g := range r.Grades {
 		gr, _ := GraderFor(g.Grader)
@@ -222,7 +222,7 @@ func CompileWith(r *Record, node athar.ID, x *Extractor) []athar.Quad {
 		grade, scope := Normalise(g.Verdict)
 		e.iri(n, athar.PredGrading, node)
 		e.iri(node, athar.RDFType, athar.ClassGrading)
-		e.lit(node, athar.PredPosition, intTerm(i+1))
+		e.lit(node, athar.PredPosition, athar.IntTerm(i+1))
 		e.iri(node, athar.PredGrader, gr.ID.IRI())
 		e.lit(node, athar.PredVerdict, athar.StringTerm(strings.TrimSpace(g.Verdict)))
 		if grade != "" {
@@ -244,8 +244,7 @@ func CompileWith(r *Record, node athar.ID, x *Extractor) []athar.Quad {
 		}
 		x.emit(&e, r, node, ex)
 	}
-	athar.SortQuads(e.quads)
-	return dedupe(e.quads)
+	return athar.SortUniqueQuads(e.quads)
 }
 
 func (r *Record) editions() string {
@@ -311,24 +310,6 @@ func (e *emitter) iri(s, p, o string) {
 
 func (e *emitter) lit(s, p string, o athar.Term) {
 	e.quads = append(e.quads, athar.Quad{Subject: s, Predicate: p, Object: o, Label: e.label})
-}
-
-func intTerm(n int) athar.Term {
-	return athar.Term{Literal: strconv.Itoa(n), Datatype: athar.XSDInteger}
-}
-
-func dedupe(qs []athar.Quad) []athar.Quad {
-	out := qs[:0]
-	var last string
-	for i, q := range qs {
-		k := q.Key()
-		if i > 0 && k == last {
-			continue
-		}
-		out = append(out, q)
-		last = k
-	}
-	return out
 }
 
 // SortKey orders hadith numbers as text the way they order as numbers: the integer part

@@ -2,7 +2,6 @@ package narration
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -32,7 +31,7 @@ func Compile(c *Checked) []athar.Quad {
 		ref := fmt.Sprintf("%sreference/%s/%d", athar.Base, c.ID.Local(), i+1)
 		e.iri(n, athar.PredReference, ref)
 		e.iri(ref, athar.RDFType, athar.ClassReference)
-		e.lit(ref, athar.PredPosition, intTerm(i+1))
+		e.lit(ref, athar.PredPosition, athar.IntTerm(i+1))
 		e.lit(ref, athar.PredCollection, athar.StringTerm(r.Collection))
 		e.lit(ref, athar.PredNumber, athar.StringTerm(r.Number))
 		if r.Edition != "" {
@@ -46,7 +45,7 @@ func Compile(c *Checked) []athar.Quad {
 		link := fmt.Sprintf("%schain/%s/%d", athar.Base, c.ID.Local(), i+1)
 		e.iri(n, athar.PredChainLink, link)
 		e.iri(link, athar.RDFType, athar.ClassChainLink)
-		e.lit(link, athar.PredPosition, intTerm(i+1))
+		e.lit(link, athar.PredPosition, athar.IntTerm(i+1))
 		e.iri(link, athar.PredNarrator, p.IRI())
 		e.claim(c.ID, CheckedClaim{Subject: p, Predicate: &athar.Predicate{Name: "transmits"}, Object: c.ID})
 	}
@@ -61,8 +60,8 @@ func Compile(c *Checked) []athar.Quad {
 			link := fmt.Sprintf("%sroute/%s/%d/%d", athar.Base, c.ID.Local(), k+2, i+1)
 			e.iri(n, athar.PredChainLink, link)
 			e.iri(link, athar.RDFType, athar.ClassChainLink)
-			e.lit(link, athar.PredRoute, intTerm(k+2))
-			e.lit(link, athar.PredPosition, intTerm(i+1))
+			e.lit(link, athar.PredRoute, athar.IntTerm(k+2))
+			e.lit(link, athar.PredPosition, athar.IntTerm(i+1))
 			e.iri(link, athar.PredNarrator, p.IRI())
 			if !transmits[p] {
 				transmits[p] = true
@@ -77,7 +76,7 @@ func Compile(c *Checked) []athar.Quad {
 		node := gradingIRI(c.ID, g.Position)
 		e.iri(n, athar.PredGrading, node)
 		e.iri(node, athar.RDFType, athar.ClassGrading)
-		e.lit(node, athar.PredPosition, intTerm(g.Position))
+		e.lit(node, athar.PredPosition, athar.IntTerm(g.Position))
 		if g.Grader != "" {
 			e.iri(node, athar.PredGrader, g.Grader.IRI())
 		} else {
@@ -132,14 +131,13 @@ func Compile(c *Checked) []athar.Quad {
 		e.iri(s, athar.RDFType, athar.TypeVerse.IRI())
 		e.lit(s, athar.RDFSLabel, athar.StringTerm(v.Name()))
 		e.lit(s, athar.RDFSLabel, athar.Term{Literal: v.ArabicName(), Lang: "ar"})
-		e.lit(s, athar.PredSurah, intTerm(v.Surah))
-		e.lit(s, athar.PredAyah, intTerm(v.Ayah))
+		e.lit(s, athar.PredSurah, athar.IntTerm(v.Surah))
+		e.lit(s, athar.PredAyah, athar.IntTerm(v.Ayah))
 	}
 	for _, cl := range c.Claims {
 		e.claim(c.ID, cl)
 	}
-	athar.SortQuads(e.quads)
-	return dedupe(e.quads)
+	return athar.SortUniqueQuads(e.quads)
 }
 
 // gradingIRI is the node of the narration's grading at the 1-based position.
@@ -192,28 +190,10 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 	e.iri(ai, athar.PredNarration, narration.IRI())
 	if cl.HasSpan {
 		e.lit(ai, athar.PredEvidence, athar.StringTerm(cl.Evidence))
-		e.lit(ai, athar.PredStart, intTerm(cl.Start))
-		e.lit(ai, athar.PredEnd, intTerm(cl.End))
+		e.lit(ai, athar.PredStart, athar.IntTerm(cl.Start))
+		e.lit(ai, athar.PredEnd, athar.IntTerm(cl.End))
 	}
 	if cl.Note != "" {
 		e.lit(ai, athar.RDFSComment, athar.StringTerm(cl.Note))
 	}
-}
-
-func intTerm(n int) athar.Term {
-	return athar.Term{Literal: strconv.Itoa(n), Datatype: athar.XSDInteger}
-}
-
-func dedupe(qs []athar.Quad) []athar.Quad {
-	out := qs[:0]
-	var last string
-	for i, q := range qs {
-		k := q.Key()
-		if i > 0 && k == last {
-			continue
-		}
-		out = append(out, q)
-		last = k
-	}
-	return out
 }
