@@ -316,6 +316,16 @@ const pinIRI = athar.Base + "internal/pin"
 // transaction, so that no term an added quad uses falls; unpin removes them afterwards in a
 // transaction of its own. The real change stays one atomic transaction.
 func pinsFor(deltas []graph.Delta) []quad.Quad {
+	removes := false
+	for _, d := range deltas {
+		if d.Action != graph.Add {
+			removes = true
+			break
+		}
+	}
+	if !removes {
+		return nil // no term's count can fall: the common case of a load
+	}
 	net := map[string]int{}
 	used := map[string]quad.Value{}
 	for _, d := range deltas {
