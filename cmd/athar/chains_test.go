@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,20 @@ func TestCorpusChainsOverHTTP(t *testing.T) {
 	}
 	if get(resp.Data, "b", "narrator", "id") != "person:al-bara-ibn-azib" || route(get(resp.Data, "b", "routes", 0)) == "" {
 		t.Errorf("Bukhari 3955: %v", get(resp.Data, "b"))
+	}
+	// Issue 15: searchTexts("strike his neck") finds Muslim 4588 -- whose English says "cut
+	// off his head" (docs/search.md, other translators' words) -- and the seed documents
+	// with the words, Musnad Ahmad 208's first, ahead of the texts that only have "his".
+	r := searchWhenReady(t, base, `{ searchTexts(query: "strike his neck", first: 3) { edges { node { narration { id } language snippet { text highlights { start end } } } } } }`)
+	if len(r.Errors) > 0 {
+		t.Fatalf("searchTexts: %+v", r.Errors)
+	}
+	var top []string
+	for i := 0; i < 3; i++ {
+		id, _ := get(r.Data, "searchTexts", "edges", i, "node", "narration", "id").(string)
+		top = append(top, id)
+	}
+	if !slices.Contains(top, "narration:ahmad-208") || !slices.Contains(top, "narration:muslim-1763") {
+		t.Errorf("searchTexts(strike his neck): first hits %v, want Musnad Ahmad 208 and Muslim 4588 (narration:muslim-1763) among them", top)
 	}
 }

@@ -33,6 +33,8 @@ type Query struct {
 	// Text is what to look for: words, and "quoted phrases" that must occur as written
 	// (after folding). A text matches when it has any of the words or phrases, and ranks
 	// higher the more it has and the rarer they are; with All, it must have every one.
+	// Unquoted words another translation renders differently ("strike his neck", "cut off
+	// his head": renderings.go) also find that rendering, unless All is set.
 	Text string
 	All  bool
 	// Filters: a hit's narration must match every one given (empty matches all). Values
@@ -233,22 +235,34 @@ func buildQuery(q Query) (query.Query, error) {
 		clauses = append(clauses, bleve.NewDisjunctionQuery(alts...))
 	}
 	var main query.Query
-	if q.All || len(clauses) == 1 {
+	words := bareWords(parts)
+	var equiv []string
+	if !q.All {
+		equiv = equivalents(words)
+	}
+	if q.All || (len(clauses) == 1 && len(equiv) == 0) {
 		main = bleve.NewConjunctionQuery(clauses...)
 	} else {
 		// Any word matches; texts with every word, and above all with the words as
 		// written side by side, come first: "عكرمة بن عمار" ranks the chains naming him
-		// above the many texts with بن alone.
+		// above the many texts with بن alone. Another translation's rendering of the same
+		// words (renderings.go) ranks as the words side by side do.
 		all := bleve.NewConjunctionQuery(clauses...)
 		all.SetBoost(boostAll)
 		boosted := []query.Query{all}
-		if words := bareWords(parts); len(words) > 1 {
-			for _, f := range []string{fieldText, fieldTextAr} {
-				pq := bleve.NewMatchPhraseQuery(strings.Join(words, " "))
+		phrase := func(text string, fields ...string) {
+			for _, f := range fields {
+				pq := bleve.NewMatchPhraseQuery(text)
 				pq.SetField(f)
 				pq.SetBoost(boostPhrase)
 				boosted = append(boosted, pq)
 			}
+		}
+		if len(words) > 1 {
+			phrase(strings.Join(words, " "), fieldText, fieldTextAr)
+		}
+		for _, e := range equiv {
+			phrase(e, fieldText) // the renderings are English
 		}
 		main = bleve.NewDisjunctionQuery(append(boosted, clauses...)...)
 	}
@@ -322,6 +336,7 @@ func snippetOf(text string, spans []Span) Snippet {
 	// Byte offsets to code point offsets, in one pass over the text.
 	cp := byteToRune(text)
 	var hl []Span
+	var words []int // how many matched words each highlight joins
 	for _, s := range spans {
 		if s.Start < 0 || s.End > len(text) || s.Start >= s.End {
 			continue
@@ -333,23 +348,27 @@ func snippetOf(text string, spans []Span) Snippet {
 		}
 		if n := len(hl); n > 0 && onlySpace(text, hl[n-1].End, c.Start, cp) {
 			hl[n-1].End = c.End
+			words[n-1]++
 			continue
 		}
 		hl = append(hl, c)
+		words = append(words, 1)
 	}
 	runes := []rune(text)
 	n := len(runes)
 	if n <= SnippetLength {
 		return Snippet{Text: text, Start: 0, End: n, Highlights: nonNil(hl)}
 	}
-	// The window starting a little before some highlight that covers the most highlights.
+	// The window starting a little before some highlight that covers the most highlights,
+	// a phrase of k words counting as k*k single words: the passage where the words stand
+	// together, as a phrase query asks, beats one where a common word of it recurs.
 	const lead = 60
 	start, best := 0, -1
 	for i := range hl {
 		s := max(0, hl[i].Start-lead)
 		c := 0
 		for j := i; j < len(hl) && hl[j].End <= s+SnippetLength; j++ {
-			c++
+			c += words[j] * words[j]
 		}
 		if c > best {
 			start, best = s, c

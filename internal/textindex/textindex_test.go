@@ -359,3 +359,47 @@ func TestPutStopsWithContext(t *testing.T) {
 		t.Errorf("Put under a cancelled context: %v", err)
 	}
 }
+
+// TestEquivalentRenderings: unquoted words find the other translations' renderings of the
+// same Arabic; a quoted phrase and All stay exact.
+func TestEquivalentRenderings(t *testing.T) {
+	ix, _ := openFixture(t)
+	ctx := context.Background()
+	// Ahmad 208 and many corpus texts say 'Umar asked to "strike his neck"; Siddiqui's
+	// Sahih Muslim 4588, the same report, says "cut off his head".
+	p, err := ix.Search(ctx, textindex.Query{Text: "strike his neck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Hits) == 0 || p.Hits[0].Narration != "narration:muslim-4588" || p.Hits[0].Language != "en" {
+		t.Fatalf("strike his neck: first hit %+v, want Sahih Muslim 4588's English text", p.Hits)
+	}
+	h := p.Hits[0]
+	var marked []string
+	for _, s := range h.Snippet.Highlights {
+		marked = append(marked, string([]rune(h.Snippet.Text)[s.Start-h.Snippet.Start:s.End-h.Snippet.Start]))
+	}
+	if !strings.Contains(strings.Join(marked, " "), "cut off his head") {
+		t.Errorf("strike his neck: highlights %q do not mark the rendering found (cut off his head)", marked)
+	}
+	// The other way round, and within longer queries.
+	for _, q := range []string{"behead him", "Umar said strike off his neck", "chop off his head ransom"} {
+		p, err := ix.Search(ctx, textindex.Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Hits) == 0 || p.Hits[0].Narration != "narration:muslim-4588" {
+			t.Errorf("%s: first hit %+v, want Sahih Muslim 4588", q, p.Hits)
+		}
+	}
+	// Exact forms stay exact.
+	for _, q := range []textindex.Query{{Text: `"strike his neck"`}, {Text: "strike his neck", All: true}} {
+		p, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Total != 0 {
+			t.Errorf("%+v: %d hits, want none (no text of the fixture has these words)", q, p.Total)
+		}
+	}
+}
