@@ -767,6 +767,28 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 	}
 	defer s.mu.RUnlock()
 	out := make([]*athar.Claim, len(ids))
+	if !s.rmStale {
+		err := s.man.view(func(tx manifestTx) error {
+			for i, id := range ids {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if id.Prefix() != athar.ClaimPrefix {
+					continue
+				}
+				c, err := rmClaim(tx, id)
+				if err != nil {
+					return err
+				}
+				out[i] = c
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+		return out, nil
+	}
 	for i, id := range ids {
 		c, err := s.claim(ctx, id)
 		if err != nil {
@@ -777,10 +799,45 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 	return out, nil
 }
 
+// ClaimsFromCayley reads claims as Claims does, from Cayley's quads only: what the read
+// model's claim records are checked against.
+func (s *Store) ClaimsFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]*athar.Claim, len(ids))
+	for i, id := range ids {
+		if id.Prefix() != athar.ClaimPrefix {
+			continue
+		}
+		c, err := s.claimFromCayley(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// claim reads one claim: from the read model's claim records (readmodel_claim.go), or
+// while the read model is stale from Cayley (claimFromCayley). Callers hold a lock.
 func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 	if id.Prefix() != athar.ClaimPrefix {
 		return nil, nil
 	}
+	if s.rmStale {
+		return s.claimFromCayley(ctx, id)
+	}
+	var c *athar.Claim
+	err := s.man.view(func(tx manifestTx) (err error) {
+		c, err = rmClaim(tx, id)
+		return err
+	})
+	return c, err
+}
+
+func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 	qs, err := s.out(ctx, id.IRI())
 	if err != nil {
 		return nil, err
@@ -826,13 +883,7 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 		}
 		c.Attestations = append(c.Attestations, att)
 	}
-	sort.Slice(c.Attestations, func(i, j int) bool {
-		a, b := c.Attestations[i], c.Attestations[j]
-		if a.Narration != b.Narration {
-			return a.Narration < b.Narration
-		}
-		return a.Start < b.Start
-	})
+	sortAttestations(c.Attestations)
 	return c, nil
 }
 

@@ -47,7 +47,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -256,7 +256,10 @@ func readModelKeeps(q quad.Quad) bool {
 	if _, ok := rowOf(q); ok {
 		return true
 	}
-	_, ok := entRowOf(q)
+	if _, ok := entRowOf(q); ok {
+		return true
+	}
+	_, ok := claimRowOf(q)
 	return ok
 }
 
@@ -273,6 +276,12 @@ func rmApply(tx manifestTx, q quad.Quad, add bool) error {
 			return entPut(tx, r)
 		}
 		return entDel(tx, r)
+	}
+	if r, ok := claimRowOf(q); ok {
+		if add {
+			return claimPut(tx, r)
+		}
+		return claimDel(tx, r)
 	}
 	return nil
 }
@@ -291,12 +300,16 @@ func (s *Store) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
 	return false, nil
 }
 
-// openReadModel builds the read model whole when it is missing or may disagree with Cayley
-// (rmPendingKey marked by an Apply a crash cut short, or a rebuild cut short).
+// openReadModel builds the read model whole when it is missing, or a bucket of it is (a
+// store made before that bucket existed), or it may disagree with Cayley (rmPendingKey
+// marked by an Apply a crash cut short, or a rebuild cut short).
 func (s *Store) openReadModel(ctx context.Context) error {
 	var rebuild bool
 	err := s.man.view(func(tx manifestTx) error {
-		rebuild = !tx.exists(rmCountBucket) || tx.get(pendingBucket, rmPendingKey) != nil
+		rebuild = tx.get(pendingBucket, rmPendingKey) != nil
+		for _, b := range rmBuckets {
+			rebuild = rebuild || !tx.exists(b)
+		}
 		return nil
 	})
 	if err != nil {
@@ -459,7 +472,7 @@ func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 				return err
 			}
 			pi := iriOf(vals[0])
-			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != ""
+			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != "" || claimFieldPreds[pi]
 			kept[p.Predicate] = keep
 		}
 		if keep {

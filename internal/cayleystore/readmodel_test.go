@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/storetest"
 )
 
@@ -65,6 +66,13 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 				return nil
 			})
 		}},
+		{"store made before a bucket of the read model", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmClaimBucket)) })
+		}},
 		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
 			if err := st.Apply(ctx, fixtureChange...); err != nil {
 				t.Fatal(err)
@@ -110,8 +118,26 @@ func TestCheckReadModel(t *testing.T) {
 	if err := st.Apply(ctx, fixtureChange...); err != nil {
 		t.Fatal(err)
 	}
+	// A claim node and its attestation, for the claim records, and a name for the entity
+	// records.
+	claim := "claim:0123456789abcdef0123"
+	if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n5", Add: []athar.Quad{
+		mquad("narration:n5", claim, "subject", athar.IRITerm(athar.ID("person:a").IRI())),
+		mquad("narration:n5", claim, "predicate", athar.IRITerm(athar.VocabBase+"advises")),
+		mquad("narration:n5", claim, "object", athar.IRITerm(athar.ID("concept:c").IRI())),
+		mquad("narration:n5", "attestation:00", "claim", athar.IRITerm(athar.ID(claim).IRI())),
+		mquad("narration:n5", "attestation:00", "narration", athar.IRITerm(athar.ID("narration:n5").IRI())),
+		mquad("narration:n5", "attestation:00", "start", athar.Term{Literal: "3", Datatype: athar.XSDInteger}),
+		{Subject: athar.ID("person:a").IRI(), Predicate: athar.RDFSLabel, Object: athar.StringTerm("A"), Label: athar.ID("narration:n5").IRI()},
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := st.CheckReadModel(ctx); err != nil {
 		t.Fatalf("a read model kept by Apply: %v", err)
+	}
+	cs, err := st.Claims(ctx, []athar.ID{athar.ID(claim)})
+	if err != nil || cs[0] == nil || cs[0].Subject != "person:a" || len(cs[0].Attestations) != 1 || cs[0].Attestations[0].Start != 3 {
+		t.Fatalf("the claim from its records: %+v, %v", cs, err)
 	}
 	st.Close()
 	for _, b := range rmBuckets {
@@ -181,6 +207,27 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 				edges, err := st.Edges(ctx, ids)
 				if err != nil {
 					t.Fatal(err)
+				}
+				// Every claim about the entities, with its attestations, from the read
+				// model's claim records and from Cayley's quads.
+				var cids []athar.ID
+				for _, refs := range about {
+					for _, r := range refs {
+						cids = append(cids, r.ID)
+					}
+				}
+				claims, err := st.Claims(ctx, cids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromCayley, err := st.ClaimsFromCayley(ctx, cids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, id := range cids {
+					if claims[i] == nil || !reflect.DeepEqual(claims[i], fromCayley[i]) {
+						t.Fatalf("step %d: claim %s: read model %+v, Cayley %+v", step, id, claims[i], fromCayley[i])
+					}
 				}
 				st.mu.RLock()
 				defer st.mu.RUnlock()

@@ -1,0 +1,232 @@
+package cayleystore
+
+// The read model's claim records: what Claims returns, without Cayley.
+//
+// A claim as Claims gives it is its claim node's quads (subject, predicate, object or
+// value) and, for each attestation of it, the attestation node's quads (narration,
+// evidence, start, end, edition, note). Read from Cayley, that is an index scan and a log
+// lookup per quad, plus one more scan to find the attestations: 50 claims of an entity
+// page cost some 1,500 quad lookups, half the page's time. rmClaimBucket keeps those quads
+// as rows, one per quad, so a claim is two prefix scans and one per attestation:
+//
+//	"f\x00" node \x00 predicate \x00 label \x00 object hash -> the object (encodeTerm)
+//	"c\x00" claim \x00 attestation \x00 label             -> 1 (the attestation's vocab:claim quad)
+//
+// where the node is a claim or an attestation (its id, "claim:6e1a..."), the predicate
+// one of claimFieldPreds (its local name in the vocabulary), the label a narration's id
+// (or the IRI of a label that is not one), and the object hash the first 8 bytes of the
+// SHA-256 of the object's N-Quads form: the key tells quads apart, the value holds the
+// object, once. The rows are derived quad by quad like every other row of the read model
+// (rmApply), so they are rebuilt, checked and kept in step by the same code.
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cayleygraph/quad"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+const rmClaimBucket = "athar.rm.claim"
+
+// claimFieldPreds are the predicates of claim and attestation nodes that Claims reads.
+var claimFieldPreds = map[string]bool{
+	athar.PredSubject: true, athar.PredPredicate: true, athar.PredObject: true, athar.PredValue: true,
+	athar.PredClaim: true, athar.PredNarration: true, athar.PredEvidence: true, athar.PredStart: true,
+	athar.PredEnd: true, athar.RDFSComment: true, athar.PredEdition: true,
+}
+
+// claimRow is the row of one quad of a claim or attestation node; rev is set for an
+// attestation's vocab:claim quad, which is also kept under its claim.
+type claimRow struct {
+	key, rev string
+	val      []byte
+}
+
+func claimRowOf(q quad.Quad) (claimRow, bool) {
+	p := iriOf(q.Predicate)
+	if !claimFieldPreds[p] {
+		return claimRow{}, false
+	}
+	id, ok := athar.ParseIRI(iriOf(q.Subject))
+	if !ok || (id.Prefix() != athar.ClaimPrefix && id.Prefix() != athar.AttestationPrefix) {
+		return claimRow{}, false
+	}
+	label := iriOf(q.Label)
+	if l, ok := athar.ParseIRI(label); ok {
+		label = string(l)
+	}
+	obj := ""
+	if q.Object != nil {
+		obj = q.Object.String()
+	}
+	h := sha256.Sum256([]byte(obj))
+	node := string(id)
+	r := claimRow{key: "f\x00" + node + "\x00" + shortPred(p) + "\x00" + label + "\x00" + string(h[:8]), val: encodeTerm(fromValue(q.Object))}
+	if p == athar.PredClaim {
+		claim, _ := athar.ParseIRI(iriOf(q.Object))
+		r.rev = "c\x00" + string(claim) + "\x00" + node + "\x00" + label
+	}
+	return r, true
+}
+
+// shortPred is a predicate as a row's key holds it: a local name of the vocabulary, or
+// another IRI whole (rdfs:comment); longPred gives the IRI back.
+func shortPred(p string) string { return strings.TrimPrefix(p, athar.VocabBase) }
+
+func longPred(p string) string {
+	if strings.Contains(p, ":") {
+		return p
+	}
+	return athar.VocabBase + p
+}
+
+func encodeTerm(t athar.Term) []byte {
+	b := appendStr(nil, t.IRI)
+	b = appendStr(b, t.Literal)
+	b = appendStr(b, t.Lang)
+	return appendStr(b, t.Datatype)
+}
+
+func decodeTerm(b []byte) (athar.Term, error) {
+	var fs [4]string
+	for i := range fs {
+		s, rest, ok := cutStr(b)
+		if !ok {
+			return athar.Term{}, errCorruptRow
+		}
+		fs[i], b = s, rest
+	}
+	return athar.Term{IRI: fs[0], Literal: fs[1], Lang: fs[2], Datatype: fs[3]}, nil
+}
+
+// cutStr reads one appendStr string off b.
+func cutStr(b []byte) (string, []byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return "", nil, false
+	}
+	return string(b[k : k+int(n)]), b[k+int(n):], true
+}
+
+func claimPut(tx manifestTx, r claimRow) error {
+	if err := tx.put(rmClaimBucket, r.key, r.val); err != nil {
+		return err
+	}
+	if r.rev != "" {
+		return tx.put(rmClaimBucket, r.rev, []byte{1})
+	}
+	return nil
+}
+
+func claimDel(tx manifestTx, r claimRow) error {
+	if err := tx.del(rmClaimBucket, r.key); err != nil {
+		return err
+	}
+	if r.rev != "" {
+		return tx.del(rmClaimBucket, r.rev)
+	}
+	return nil
+}
+
+// rmFields calls fn with the predicate (its IRI) and object of each kept quad of node, in
+// key order (one per label a field has).
+func rmFields(tx manifestTx, node athar.ID, fn func(pred string, obj athar.Term) error) error {
+	prefix := "f\x00" + string(node) + "\x00"
+	var err error
+	tx.scan(rmClaimBucket, prefix, func(k string, v []byte) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		pred, _, _ := strings.Cut(k[len(prefix):], "\x00")
+		pred = longPred(pred)
+		var obj athar.Term
+		if obj, err = decodeTerm(v); err != nil {
+			err = fmt.Errorf("%s %q: %w", rmClaimBucket, k, err)
+			return false
+		}
+		err = fn(pred, obj)
+		return err == nil
+	})
+	return err
+}
+
+// rmClaim reads a claim as claim does from Cayley: nil when no claim node has that id.
+func rmClaim(tx manifestTx, id athar.ID) (*athar.Claim, error) {
+	c := &athar.Claim{ID: id}
+	found := false
+	err := rmFields(tx, id, func(pred string, obj athar.Term) error {
+		switch pred {
+		case athar.PredSubject:
+			c.Subject, _ = athar.ParseIRI(obj.IRI)
+			found = true
+		case athar.PredPredicate:
+			c.Predicate = strings.TrimPrefix(obj.IRI, athar.VocabBase)
+			found = true
+		case athar.PredObject:
+			c.Object, _ = athar.ParseIRI(obj.IRI)
+		case athar.PredValue:
+			v := obj
+			c.Value = &v
+		}
+		return nil
+	})
+	if err != nil || !found {
+		return nil, err
+	}
+	prefix := "c\x00" + string(id) + "\x00"
+	var atts []string
+	tx.scan(rmClaimBucket, prefix, func(k string, _ []byte) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		a, _, _ := strings.Cut(k[len(prefix):], "\x00")
+		if len(atts) == 0 || atts[len(atts)-1] != a { // keys in order: one attestation's labels are adjacent
+			atts = append(atts, a)
+		}
+		return true
+	})
+	for _, aid := range atts {
+		a := athar.Attestation{ID: athar.ID(aid), Claim: id}
+		err := rmFields(tx, athar.ID(aid), func(pred string, obj athar.Term) error {
+			switch pred {
+			case athar.PredNarration:
+				a.Narration, _ = athar.ParseIRI(obj.IRI)
+			case athar.PredEvidence:
+				a.Evidence = obj.Literal
+			case athar.PredStart:
+				a.Start, _ = strconv.Atoi(obj.Literal)
+				a.HasSpan = true
+			case athar.PredEnd:
+				a.End, _ = strconv.Atoi(obj.Literal)
+			case athar.RDFSComment:
+				a.Note = obj.Literal
+			case athar.PredEdition:
+				a.Edition = obj.Literal
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.Attestations = append(c.Attestations, a)
+	}
+	sortAttestations(c.Attestations)
+	return c, nil
+}
+
+// sortAttestations orders a claim's attestations by narration, then start.
+func sortAttestations(as []athar.Attestation) {
+	sort.Slice(as, func(i, j int) bool {
+		a, b := as[i], as[j]
+		if a.Narration != b.Narration {
+			return a.Narration < b.Narration
+		}
+		return a.Start < b.Start
+	})
+}
