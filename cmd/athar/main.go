@@ -32,13 +32,34 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// ATHAR_MEMPROFILE=FILE writes, at the end, the profile of what the command allocated
+	// (go tool pprof -sample_index=alloc_space FILE): what makes a query's garbage.
+	if path := os.Getenv("ATHAR_MEMPROFILE"); path != "" {
+		defer writeAllocs(path)
+	}
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		pprof.StopCPUProfile()
+		if path := os.Getenv("ATHAR_MEMPROFILE"); path != "" {
+			writeAllocs(path)
+		}
 		var ee exitError
 		if !errors.As(err, &ee) || ee.msg != "" {
 			fmt.Fprintln(os.Stderr, "athar:", err)
 		}
 		os.Exit(exitCode(err))
+	}
+}
+
+func writeAllocs(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "athar: ATHAR_MEMPROFILE=%s: %v\n", path, err)
 	}
 }
 
