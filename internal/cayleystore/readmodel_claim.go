@@ -7,17 +7,21 @@ package cayleystore
 // evidence, start, end, edition, note). Read from Cayley, that is an index scan and a log
 // lookup per quad, plus one more scan to find the attestations: 50 claims of an entity
 // page cost some 1,500 quad lookups, half the page's time. rmClaimBucket keeps those quads
-// as rows, one per quad, so a claim is two prefix scans and one per attestation:
+// as rows, one per quad:
 //
-//	"f\x00" node \x00 predicate \x00 label \x00 object hash -> the object (encodeTerm)
-//	"c\x00" claim \x00 attestation \x00 label             -> 1 (the attestation's vocab:claim quad)
+//	"f\x00" label \x00 node \x00 predicate \x00 object hash -> the object (encodeTerm)
+//	"c\x00" claim \x00 label \x00 attestation             -> 1 (the attestation's vocab:claim quad)
 //
 // where the node is a claim or an attestation (its id, "claim:6e1a..."), the predicate
 // one of claimFieldPreds (its local name in the vocabulary), the label a narration's id
 // (or the IRI of a label that is not one), and the object hash the first 8 bytes of the
 // SHA-256 of the object's N-Quads form: the key tells quads apart, the value holds the
-// object, once. The rows are derived quad by quad like every other row of the read model
-// (rmApply), so they are rebuilt, checked and kept in step by the same code.
+// object, once. A claim is one prefix scan for its attestations and their labels, then one
+// for its own fields and one per attestation. The field rows lead with the label so that
+// a narration's rows lie together: an import writes them into a few pages, where keys led
+// by the (hashed, so random) node ids dirtied a page per row. The rows are derived quad by
+// quad like every other row of the read model (rmApply), so they are rebuilt, checked and
+// kept in step by the same code.
 
 import (
 	"crypto/sha256"
@@ -67,10 +71,10 @@ func claimRowOf(q quad.Quad) (claimRow, bool) {
 	}
 	h := sha256.Sum256([]byte(obj))
 	node := string(id)
-	r := claimRow{key: "f\x00" + node + "\x00" + shortPred(p) + "\x00" + label + "\x00" + string(h[:8]), val: encodeTerm(fromValue(q.Object))}
+	r := claimRow{key: "f\x00" + label + "\x00" + node + "\x00" + shortPred(p) + "\x00" + string(h[:8]), val: encodeTerm(fromValue(q.Object))}
 	if p == athar.PredClaim {
 		claim, _ := athar.ParseIRI(iriOf(q.Object))
-		r.rev = "c\x00" + string(claim) + "\x00" + node + "\x00" + label
+		r.rev = "c\x00" + string(claim) + "\x00" + label + "\x00" + node
 	}
 	return r, true
 }
@@ -134,10 +138,10 @@ func claimDel(tx manifestTx, r claimRow) error {
 	return nil
 }
 
-// rmFields calls fn with the predicate (its IRI) and object of each kept quad of node, in
-// key order (one per label a field has).
-func rmFields(tx manifestTx, node athar.ID, fn func(pred string, obj athar.Term) error) error {
-	prefix := "f\x00" + string(node) + "\x00"
+// rmFields calls fn with the predicate (its IRI) and object of each kept quad of node in
+// label, in key order.
+func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, obj athar.Term) error) error {
+	prefix := "f\x00" + label + "\x00" + string(node) + "\x00"
 	var err error
 	tx.scan(rmClaimBucket, prefix, func(k string, v []byte) bool {
 		if !strings.HasPrefix(k, prefix) {
@@ -157,10 +161,27 @@ func rmFields(tx manifestTx, node athar.ID, fn func(pred string, obj athar.Term)
 }
 
 // rmClaim reads a claim as claim does from Cayley: nil when no claim node has that id.
+// Its fields are read in the label of its first attestation: a claim's node has the same
+// quads in every label (its id is the hash of them), and a narration states a claim only
+// with an attestation of it.
 func rmClaim(tx manifestTx, id athar.ID) (*athar.Claim, error) {
+	type att struct{ label, id string }
+	prefix := "c\x00" + string(id) + "\x00"
+	var atts []att
+	tx.scan(rmClaimBucket, prefix, func(k string, _ []byte) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		label, a, _ := strings.Cut(k[len(prefix):], "\x00")
+		atts = append(atts, att{label, a})
+		return true
+	})
+	if len(atts) == 0 {
+		return nil, nil
+	}
 	c := &athar.Claim{ID: id}
 	found := false
-	err := rmFields(tx, id, func(pred string, obj athar.Term) error {
+	err := rmFields(tx, atts[0].label, id, func(pred string, obj athar.Term) error {
 		switch pred {
 		case athar.PredSubject:
 			c.Subject, _ = athar.ParseIRI(obj.IRI)
@@ -179,40 +200,38 @@ func rmClaim(tx manifestTx, id athar.ID) (*athar.Claim, error) {
 	if err != nil || !found {
 		return nil, err
 	}
-	prefix := "c\x00" + string(id) + "\x00"
-	var atts []string
-	tx.scan(rmClaimBucket, prefix, func(k string, _ []byte) bool {
-		if !strings.HasPrefix(k, prefix) {
-			return false
+	seen := make(map[string]bool, len(atts))
+	for _, x := range atts {
+		if seen[x.id] {
+			continue // one attestation in two labels: read it once, as Cayley's path does
 		}
-		a, _, _ := strings.Cut(k[len(prefix):], "\x00")
-		if len(atts) == 0 || atts[len(atts)-1] != a { // keys in order: one attestation's labels are adjacent
-			atts = append(atts, a)
-		}
-		return true
-	})
-	for _, aid := range atts {
-		a := athar.Attestation{ID: athar.ID(aid), Claim: id}
-		err := rmFields(tx, athar.ID(aid), func(pred string, obj athar.Term) error {
-			switch pred {
-			case athar.PredNarration:
-				a.Narration, _ = athar.ParseIRI(obj.IRI)
-			case athar.PredEvidence:
-				a.Evidence = obj.Literal
-			case athar.PredStart:
-				a.Start, _ = strconv.Atoi(obj.Literal)
-				a.HasSpan = true
-			case athar.PredEnd:
-				a.End, _ = strconv.Atoi(obj.Literal)
-			case athar.RDFSComment:
-				a.Note = obj.Literal
-			case athar.PredEdition:
-				a.Edition = obj.Literal
+		seen[x.id] = true
+		a := athar.Attestation{ID: athar.ID(x.id), Claim: id}
+		for _, l := range atts {
+			if l.id != x.id {
+				continue
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+			err := rmFields(tx, l.label, athar.ID(x.id), func(pred string, obj athar.Term) error {
+				switch pred {
+				case athar.PredNarration:
+					a.Narration, _ = athar.ParseIRI(obj.IRI)
+				case athar.PredEvidence:
+					a.Evidence = obj.Literal
+				case athar.PredStart:
+					a.Start, _ = strconv.Atoi(obj.Literal)
+					a.HasSpan = true
+				case athar.PredEnd:
+					a.End, _ = strconv.Atoi(obj.Literal)
+				case athar.RDFSComment:
+					a.Note = obj.Literal
+				case athar.PredEdition:
+					a.Edition = obj.Literal
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 		c.Attestations = append(c.Attestations, a)
 	}
