@@ -27,6 +27,8 @@ type reader interface {
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)
 	PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error)
 	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
+	WeightedEdges(ctx context.Context, id athar.ID, after string, n int) ([]athar.Edge, string, error)
+	EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]athar.Edge, error)
 	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
 	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
 	QuadsTo(ctx context.Context, predicate string, object athar.Term) ([]athar.Quad, error)

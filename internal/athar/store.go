@@ -83,6 +83,18 @@ type Store interface {
 	// either direction (each with its true source and target), sorted.
 	Edges(ctx context.Context, ids []ID) (map[ID][]Edge, error)
 
+	// WeightedEdges returns up to n of the edges touching id (Edges' edges) in weight order
+	// -- most attestations first, then by the other end's id, predicate and direction --
+	// from the one after the position after ("" from the first), and the position of the
+	// last one returned to pass back as after; "" when no edge is left. A best-first walk
+	// reads a hub's strongest edges and stops: the store keeps the list sorted.
+	WeightedEdges(ctx context.Context, id ID, after string, n int) ([]Edge, string, error)
+
+	// EdgesBetween returns, once each, the edges joining an entity of ids to one of others
+	// (a loop when an entity is in both), in no set order, reading no more of a hub's
+	// edges than those.
+	EdgesBetween(ctx context.Context, ids, others []ID) ([]Edge, error)
+
 	// Close releases the store. Using it afterwards is an error with code Unavailable (the
 	// server is shutting down; the request may succeed elsewhere).
 	Close() error

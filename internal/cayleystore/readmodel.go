@@ -47,7 +47,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -266,6 +266,9 @@ func readModelKeeps(q quad.Quad) bool {
 // rmApply stores (add) or removes the rows of q.
 func rmApply(tx manifestTx, q quad.Quad, add bool) error {
 	if r, ok := rowOf(q); ok {
+		if err := adjApply(tx, r, add); err != nil {
+			return err
+		}
 		if add {
 			return rmPut(tx, r)
 		}

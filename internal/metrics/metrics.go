@@ -173,4 +173,14 @@ func (s *store) Edges(ctx context.Context, ids []athar.ID) (e map[athar.ID][]ath
 	return s.st.Edges(ctx, ids)
 }
 
+func (s *store) WeightedEdges(ctx context.Context, id athar.ID, after string, n int) (e []athar.Edge, next string, err error) {
+	defer s.m.track("weighted_edges")(&err)
+	return s.st.WeightedEdges(ctx, id, after, n)
+}
+
+func (s *store) EdgesBetween(ctx context.Context, ids, others []athar.ID) (e []athar.Edge, err error) {
+	defer s.m.track("edges_between")(&err)
+	return s.st.EdgesBetween(ctx, ids, others)
+}
+
 func (s *store) Close() error { return s.st.Close() }

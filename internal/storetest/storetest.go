@@ -1157,7 +1157,9 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 		if !reflect.DeepEqual(gotEdges[id], we) {
 			t.Fatalf("step %d: Edges(%s) = %+v, the quads give %+v", step, id, gotEdges[id], we)
 		}
+		checkAdjacency(t, st, step, id, we)
 	}
+	checkEdgesBetween(t, st, step, edges)
 	for _, p := range []string{"advises", "precedes", "killedCount"} {
 		want := byPred[p]
 		bySortKey(want)
@@ -1165,6 +1167,131 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 			t.Fatalf("step %d: PageClaims(predicate %s) =\n%+v\nthe quads give\n%+v", step, p, paged, want)
 		}
 	}
+}
+
+// checkAdjacency compares WeightedEdges, read two at a time, and EdgesBetween with the
+// edges of id, sorted by Edges (edges).
+func checkAdjacency(t *testing.T, st athar.Store, step int, id athar.ID, edges []athar.Edge) {
+	t.Helper()
+	ctx := context.Background()
+	otherEnd := func(e athar.Edge) athar.ID {
+		if e.Source == id {
+			return e.Target
+		}
+		return e.Source
+	}
+	byWeight := append([]athar.Edge(nil), edges...)
+	sort.SliceStable(byWeight, func(i, j int) bool { // stable: then predicate, then incoming first
+		a, b := byWeight[i], byWeight[j]
+		if a.Attestations != b.Attestations {
+			return a.Attestations > b.Attestations
+		}
+		return otherEnd(a) < otherEnd(b)
+	})
+	sort.SliceStable(byWeight, func(i, j int) bool {
+		a, b := byWeight[i], byWeight[j]
+		if a.Attestations != b.Attestations || otherEnd(a) != otherEnd(b) {
+			return false
+		}
+		if a.Predicate != b.Predicate {
+			return a.Predicate < b.Predicate
+		}
+		return a.Source != id && b.Source == id
+	})
+	var got []athar.Edge
+	after := ""
+	for i := 0; ; i++ {
+		es, next, err := st.WeightedEdges(ctx, id, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, es...)
+		if next == "" {
+			break
+		}
+		if len(es) != 2 || i > len(edges) {
+			t.Fatalf("step %d: WeightedEdges(%s) gave %d edges and a next position", step, id, len(es))
+		}
+		after = next
+	}
+	if len(got)+len(byWeight) > 0 && !reflect.DeepEqual(got, byWeight) {
+		t.Fatalf("step %d: WeightedEdges(%s) =\n%+v\nthe quads give\n%+v", step, id, got, byWeight)
+	}
+	for _, others := range append([][]athar.ID{RandomIDs}, splitIDs(RandomIDs)...) {
+		in := map[athar.ID]bool{}
+		for _, o := range others {
+			in[o] = true
+		}
+		var want []athar.Edge
+		for _, e := range edges {
+			if in[otherEnd(e)] {
+				want = append(want, e)
+			}
+		}
+		got, err := st.EdgesBetween(ctx, []athar.ID{id}, others)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sortEdgeSet(got)
+		if len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: EdgesBetween(%s, %v) = %+v, the quads give %+v", step, id, others, got, want)
+		}
+	}
+}
+
+// checkEdgesBetween compares EdgesBetween of sets of RandomIDs with the edges the quads
+// give (edges, by entity): each edge joining the two sets once.
+func checkEdgesBetween(t *testing.T, st athar.Store, step int, edges map[athar.ID][]athar.Edge) {
+	t.Helper()
+	half := len(RandomIDs) / 2
+	for _, c := range []struct{ ids, others []athar.ID }{
+		{RandomIDs, RandomIDs},
+		{RandomIDs[:half], RandomIDs},
+		{RandomIDs[:half+2], RandomIDs[half-2:]},
+		{append([]athar.ID{RandomIDs[1]}, RandomIDs[:3]...), RandomIDs[1:2]},
+	} {
+		ids, others := map[athar.ID]bool{}, map[athar.ID]bool{}
+		for _, id := range c.ids {
+			ids[id] = true
+		}
+		for _, id := range c.others {
+			others[id] = true
+		}
+		seen := map[athar.Edge]bool{}
+		var want []athar.Edge
+		for id := range ids {
+			for _, e := range edges[id] {
+				if (ids[e.Source] && others[e.Target] || ids[e.Target] && others[e.Source]) && !seen[e] {
+					seen[e] = true
+					want = append(want, e)
+				}
+			}
+		}
+		sortEdgeSet(want)
+		got, err := st.EdgesBetween(context.Background(), c.ids, c.others)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sortEdgeSet(got)
+		if len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: EdgesBetween(%v, %v) =\n%+v\nthe quads give\n%+v", step, c.ids, c.others, got, want)
+		}
+	}
+}
+
+func sortEdgeSet(es []athar.Edge) {
+	sort.Slice(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		return a.Source+"\x00"+athar.ID(a.Predicate)+"\x00"+a.Target < b.Source+"\x00"+athar.ID(b.Predicate)+"\x00"+b.Target
+	})
+}
+
+func splitIDs(ids []athar.ID) [][]athar.ID {
+	var out [][]athar.ID
+	for _, id := range ids {
+		out = append(out, []athar.ID{id})
+	}
+	return out
 }
 
 // pageAll reads every page of q, two claims a page, checking each page's total.

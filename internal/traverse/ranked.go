@@ -40,6 +40,9 @@ func Ranked(ctx context.Context, g Graph, start athar.ID, depth, after, first in
 	if depth < 0 || after < 0 || first < 0 {
 		return Page{}, fmt.Errorf("neighbourhood of %s: negative depth, after or first (%d, %d, %d)", start, depth, after, first)
 	}
+	if wg, ok := g.(WeightedGraph); ok {
+		return rankedWeighted(ctx, wg, start, depth, after, first, opt)
+	}
 	limit := opt.maxVisited()
 	want := min(after+first, limit) // ranks [0, want) are needed; rank want tells HasNext
 	w := &walk{g: g, opt: opt, depth: depth, hop: map[athar.ID]int{}, edges: map[athar.ID][]athar.Edge{}, best: map[athar.ID]int{}}

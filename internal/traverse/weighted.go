@@ -1,0 +1,300 @@
+package traverse
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+
+	"github.com/athar-hadith/athar/internal/athar"
+)
+
+// WeightedGraph is a Graph that keeps each node's edges sorted by weight, so that a
+// best-first walk reads no more of a hub's edges than it ranks; athar.Store satisfies it.
+type WeightedGraph interface {
+	Graph
+	// WeightedEdges returns up to n edges of id, most attestations first, then by the other
+	// end's id, from the position after ("" from the first), and the position to continue
+	// from ("" when none is left).
+	WeightedEdges(ctx context.Context, id athar.ID, after string, n int) ([]athar.Edge, string, error)
+	// EdgesBetween returns, once each, the edges joining a node of ids to one of others (a
+	// loop when a node is in both).
+	EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]athar.Edge, error)
+}
+
+// Chunks of a weighted list read at a time: the first small (most walks take a few of a
+// node's edges), then doubling.
+const (
+	firstChunk = 16
+	maxChunk   = 1024
+)
+
+// rankedWeighted is Ranked over a WeightedGraph, with the same ranking. Each ranked node
+// less than depth steps from start holds a cursor into its weighted list; the next rank
+// goes to the best head among the cursors whose other end is unranked (a k-way merge), so
+// a node's list is read only as far as the ranks taken from it and the ranked nodes it
+// meets on the way. A node's step count comes from EdgesBetween it and the ranked nodes
+// that could lower it, and the slice's edges from EdgesBetween each node of the slice and
+// the nodes ranked before it.
+//
+// Reached differs from the walk over Graph while more nodes follow the slice: it counts
+// the candidates the cursors have read, not every neighbour of the ranked nodes, and is
+// still a lower bound; at the end of the neighbourhood it is the same total.
+func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth, after, first int, opt Options) (Page, error) {
+	limit := opt.maxVisited()
+	want := min(after+first, limit)
+	w := &weightedWalk{g: g, opt: opt, depth: depth, rank: map[athar.ID]int{}, hop: map[athar.ID]int{}, cur: map[athar.ID]*cursor{}, found: map[athar.ID]bool{}}
+	fail := func(err error) (Page, error) { return Page{}, fmt.Errorf("neighbourhood of %s: %w", start, err) }
+	if err := w.add(ctx, start, 0); err != nil {
+		return fail(err)
+	}
+	more := false // a node within the depth waits after the last ranked one
+	for {
+		v, via, ok, err := w.next(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok {
+			break
+		}
+		if len(w.order) >= want || len(w.order) >= limit {
+			more = true
+			break
+		}
+		h, err := w.hopOf(ctx, v, w.hop[via]+1)
+		if err != nil {
+			return fail(err)
+		}
+		if err := w.add(ctx, v, h); err != nil {
+			return fail(err)
+		}
+	}
+	from, to := min(after, len(w.order)), min(after+first, len(w.order), limit)
+	p := Page{Nodes: append([]athar.ID(nil), w.order[from:to]...), Offset: from}
+	more = more || to < len(w.order)
+	if to == limit && more {
+		p.Truncated = true
+	} else {
+		p.HasNext = more
+	}
+	p.Reached = len(w.order) + len(w.found)
+	// The slice's edges: those joining a node of the slice to one ranked no later than its
+	// end.
+	if from < to {
+		es, err := g.EdgesBetween(ctx, p.Nodes, w.order[:to])
+		if err != nil {
+			return fail(err)
+		}
+		for _, e := range es {
+			if opt.follow(e) {
+				p.Edges = append(p.Edges, e)
+			}
+		}
+	}
+	sortEdges(p.Edges)
+	return p, nil
+}
+
+// weightedWalk is the state of a best-first walk over a WeightedGraph.
+type weightedWalk struct {
+	g     WeightedGraph
+	opt   Options
+	depth int
+	order []athar.ID
+	rank  map[athar.ID]int     // ranked node -> its rank
+	hop   map[athar.ID]int     // ranked node -> steps from start through ranked nodes
+	heads cursors              // the cursors with a head, by head
+	cur   map[athar.ID]*cursor // ranked node less than depth steps away -> its cursor
+	found map[athar.ID]bool    // unranked nodes the cursors have read
+}
+
+// cursor reads one node's weighted list.
+type cursor struct {
+	node  athar.ID
+	buf   []athar.Edge // read and not yet passed; buf[0] is the head
+	other athar.ID     // the head's other end
+	pos   string       // where the next chunk starts; "" when the list is read
+	n     int          // the next chunk's size
+	// nbrs are the other ends of the followed edges read; all of them once complete.
+	nbrs     map[athar.ID]bool
+	complete bool
+}
+
+// advance passes the head while it leads nowhere new (a loop, an edge not followed, or to a
+// ranked node), reading chunks as needed; false when the list is exhausted.
+func (w *weightedWalk) advance(ctx context.Context, c *cursor) (bool, error) {
+	for {
+		for len(c.buf) > 0 {
+			e := c.buf[0]
+			if x, ok := other(e, c.node); ok && w.opt.follow(e) {
+				if _, ranked := w.rank[x]; !ranked {
+					c.other = x
+					return true, nil
+				}
+			}
+			c.buf = c.buf[1:]
+		}
+		if c.complete {
+			return false, nil
+		}
+		es, pos, err := w.g.WeightedEdges(ctx, c.node, c.pos, c.n)
+		if err != nil {
+			return false, err
+		}
+		c.buf, c.pos = es, pos
+		c.n = min(2*c.n, maxChunk)
+		c.complete = pos == "" || len(es) == 0
+		for _, e := range es {
+			if x, ok := other(e, c.node); ok && w.opt.follow(e) {
+				c.nbrs[x] = true
+				if _, ranked := w.rank[x]; !ranked {
+					w.found[x] = true
+				}
+			}
+		}
+	}
+}
+
+// add ranks v, h steps from start.
+func (w *weightedWalk) add(ctx context.Context, v athar.ID, h int) error {
+	w.rank[v] = len(w.order)
+	w.order = append(w.order, v)
+	delete(w.found, v)
+	w.hop[v] = h
+	if err := w.relax(ctx, v); err != nil {
+		return err
+	}
+	return w.activate(ctx, v)
+}
+
+// activate gives a ranked node less than depth steps from start its cursor. Start's first
+// chunk is the largest: knowing all its neighbours answers the step counts at depth 2.
+func (w *weightedWalk) activate(ctx context.Context, v athar.ID) error {
+	if w.hop[v] >= w.depth {
+		return nil
+	}
+	c := &cursor{node: v, n: firstChunk, nbrs: map[athar.ID]bool{}}
+	if len(w.order) == 1 {
+		c.n = maxChunk
+	}
+	w.cur[v] = c
+	ok, err := w.advance(ctx, c)
+	if err != nil || !ok {
+		return err
+	}
+	heap.Push(&w.heads, c)
+	return nil
+}
+
+// relax lowers the step counts of the ranked nodes v gives a shorter route, and theirs,
+// breadth-first; a node that comes within depth steps gets its cursor.
+func (w *weightedWalk) relax(ctx context.Context, v athar.ID) error {
+	queue := []athar.ID{v}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		hu := w.hop[u]
+		var far []athar.ID
+		for x, hx := range w.hop {
+			if hx > hu+1 {
+				far = append(far, x)
+			}
+		}
+		if len(far) == 0 {
+			continue
+		}
+		sortIDs(far)
+		es, err := w.g.EdgesBetween(ctx, []athar.ID{u}, far)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			x, ok := other(e, u)
+			if !ok || !w.opt.follow(e) || w.hop[x] <= hu+1 {
+				continue
+			}
+			was := w.hop[x]
+			w.hop[x] = hu + 1
+			queue = append(queue, x)
+			if was >= w.depth && hu+1 < w.depth {
+				if err := w.activate(ctx, x); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// next returns the unranked node joined to a node with a cursor by the edge with the most
+// attestations (ties to the smallest id), and that ranked node.
+func (w *weightedWalk) next(ctx context.Context) (athar.ID, athar.ID, bool, error) {
+	for w.heads.Len() > 0 {
+		c := w.heads[0]
+		if _, ranked := w.rank[c.other]; !ranked {
+			return c.other, c.node, true, nil
+		}
+		more, err := w.advance(ctx, c)
+		if err != nil {
+			return "", "", false, err
+		}
+		if more {
+			heap.Fix(&w.heads, 0)
+		} else {
+			heap.Pop(&w.heads)
+		}
+	}
+	return "", "", false, nil
+}
+
+// hopOf returns the step count of x, at most h: one more than the fewest of the ranked
+// nodes joined to it. A ranked node whose list is read whole answers from memory.
+func (w *weightedWalk) hopOf(ctx context.Context, x athar.ID, h int) (int, error) {
+	var ask []athar.ID
+	for u, hu := range w.hop {
+		if hu+1 >= h {
+			continue
+		}
+		if c := w.cur[u]; c != nil && c.complete {
+			if c.nbrs[x] {
+				h = hu + 1
+			}
+		} else {
+			ask = append(ask, u)
+		}
+	}
+	if len(ask) == 0 {
+		return h, nil
+	}
+	sortIDs(ask)
+	es, err := w.g.EdgesBetween(ctx, []athar.ID{x}, ask)
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range es {
+		if u, ok := other(e, x); ok && w.opt.follow(e) && w.hop[u]+1 < h {
+			h = w.hop[u] + 1
+		}
+	}
+	return h, nil
+}
+
+// cursors is a heap of cursors by their heads: most attestations first, then the smallest
+// other end.
+type cursors []*cursor
+
+func (c cursors) Len() int { return len(c) }
+func (c cursors) Less(i, j int) bool {
+	a, b := c[i].buf[0].Attestations, c[j].buf[0].Attestations
+	if a != b {
+		return a > b
+	}
+	return c[i].other < c[j].other
+}
+func (c cursors) Swap(i, j int) { c[i], c[j] = c[j], c[i] }
+func (c *cursors) Push(x any)   { *c = append(*c, x.(*cursor)) }
+func (c *cursors) Pop() any {
+	old := *c
+	x := old[len(old)-1]
+	*c = old[:len(old)-1]
+	return x
+}
