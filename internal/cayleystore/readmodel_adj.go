@@ -19,11 +19,11 @@ package cayleystore
 // the "n" row's value rewritten.
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -98,18 +98,41 @@ func adjApply(tx manifestTx, r rmRow, add bool) error {
 	return nil
 }
 
-// adjEdge makes the edge of owner's row tail (other \x00 predicate \x00 dir).
-func adjEdge(owner athar.ID, tail string, n int) (athar.Edge, error) {
-	other, rest, ok1 := strings.Cut(tail, "\x00")
-	pred, dir, ok2 := strings.Cut(rest, "\x00")
-	if !ok1 || !ok2 || len(dir) != 1 {
+// adjEdge makes the edge of owner's row tail (other \x00 predicate \x00 dir); preds
+// interns the predicates, so that a row costs one allocation (the other end's id).
+func adjEdge(owner athar.ID, tail []byte, n int, preds map[string]string) (athar.Edge, error) {
+	i := bytes.IndexByte(tail, 0)
+	j := bytes.LastIndexByte(tail, 0)
+	if i < 0 || j != len(tail)-2 || j <= i {
 		return athar.Edge{}, errCorruptRow
 	}
-	e := athar.Edge{Source: owner, Target: athar.ID(other), Predicate: pred, Attestations: n}
-	if dir == "i" {
+	pred, ok := preds[string(tail[i+1:j])]
+	if !ok {
+		pred = string(tail[i+1 : j])
+		preds[pred] = pred
+	}
+	e := athar.Edge{Source: owner, Target: athar.ID(tail[:i]), Predicate: pred, Attestations: n}
+	if tail[j+1] == 'i' {
 		e.Source, e.Target = e.Target, e.Source
 	}
 	return e, nil
+}
+
+// adjScan calls fn with the rows of the adjacency from the key from on, in order, while fn
+// returns true; k and v are valid during the call only. On bbolt it walks a cursor without
+// copying the keys it passes over.
+func adjScan(tx manifestTx, from []byte, fn func(k, v []byte) bool) {
+	if bt, ok := tx.(boltTx); ok {
+		b, _ := bt.bucket(rmAdjBucket, false)
+		if b == nil {
+			return
+		}
+		c := b.Cursor()
+		for k, v := c.Seek(from); k != nil && fn(k, v); k, v = c.Next() {
+		}
+		return
+	}
+	tx.scan(rmAdjBucket, string(from), func(k string, v []byte) bool { return fn([]byte(k), v) })
 }
 
 // WeightedEdges implements athar.Store: one seek into the entity's edges in weight order,
@@ -130,14 +153,15 @@ func (s *Store) WeightedEdges(ctx context.Context, id athar.ID, after string, n 
 		last string
 		err  error
 	)
-	prefix := adjWeightPrefix(id)
+	prefix := []byte(adjWeightPrefix(id))
 	from := prefix
 	if after != "" {
-		from = prefix + after + "\x00" // the first key after prefix+after
+		from = []byte(string(prefix) + after + "\x00") // the first key after prefix+after
 	}
+	preds := map[string]string{}
 	verr := s.man.view(func(tx manifestTx) error {
-		tx.scan(rmAdjBucket, from, func(k string, _ []byte) bool {
-			if !strings.HasPrefix(k, prefix) {
+		adjScan(tx, from, func(k, _ []byte) bool {
+			if !bytes.HasPrefix(k, prefix) {
 				return false
 			}
 			rest := k[len(prefix):]
@@ -146,19 +170,20 @@ func (s *Store) WeightedEdges(ctx context.Context, id athar.ID, after string, n 
 				return false
 			}
 			var e athar.Edge
-			if e, err = adjEdge(id, rest[4:], int(^binary.BigEndian.Uint32([]byte(rest[:4])))); err != nil {
+			if e, err = adjEdge(id, rest[4:], int(^binary.BigEndian.Uint32(rest[:4])), preds); err != nil {
 				return false
 			}
-			out, last = append(out, e), rest
-			return len(out) < n
+			out = append(out, e)
+			if len(out) == n {
+				last = string(rest)
+				return false
+			}
+			return true
 		})
 		return err
 	})
 	if verr != nil {
 		return nil, "", fmt.Errorf("weighted edges of %s: %w", id, verr)
-	}
-	if len(out) < n {
-		last = "" // the list is read to its end
 	}
 	return out, last, nil
 }
@@ -187,10 +212,10 @@ func (s *Store) weightedEdgesByScan(ctx context.Context, id athar.ID, after stri
 	var out []athar.Edge
 	last := ""
 	for ; i < len(rows) && len(out) < n; i++ {
-		out, last = append(out, rows[i].e), rows[i].key
-	}
-	if i == len(rows) {
-		last = ""
+		out = append(out, rows[i].e)
+		if len(out) == n {
+			last = rows[i].key
+		}
 	}
 	return out, last, nil
 }
@@ -219,13 +244,9 @@ func (s *Store) EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]ath
 		want[o] = true
 	}
 	var out []athar.Edge
-	// keep takes the edge e of id to o once: an edge with both ends in both lists is
-	// found from each end, and kept from the smaller.
-	keep := func(id, o athar.ID, e athar.Edge) {
-		if want[o] && !(in[o] && want[id] && o < id) {
-			out = append(out, e)
-		}
-	}
+	// wanted reports whether to keep the edge of id to o: an edge with both ends in both
+	// lists is found from each end, and kept from the smaller.
+	wanted := func(id, o athar.ID) bool { return want[o] && !(in[o] && want[id] && o < id) }
 	if s.rmStale {
 		m, err := s.edgesByScan(ctx, ids)
 		if err != nil {
@@ -233,20 +254,43 @@ func (s *Store) EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]ath
 		}
 		for _, id := range ids {
 			for _, e := range m[id] {
-				o, _ := otherEnd(e, id)
-				keep(id, o, e)
+				if o, _ := otherEnd(e, id); wanted(id, o) {
+					out = append(out, e)
+				}
 			}
 		}
 		return out, nil
 	}
 	var sorted []athar.ID // others, sorted, for the seeks
+	// The rows of an entity to a smaller one of ids are not kept (see wanted): a scan
+	// starts at the entity itself, or at the smallest of others outside ids.
+	var outside athar.ID
+	for o := range want {
+		if !in[o] && (outside == "" || o < outside) {
+			outside = o
+		}
+	}
 	var err error
-	// read calls fn with the rows of id from the key from on, while fn says so.
-	read := func(tx manifestTx, id athar.ID, from string, fn func(other athar.ID) bool) {
-		prefix := adjOtherPrefix(id)
-		tx.scan(rmAdjBucket, from, func(k string, v []byte) bool {
-			if !strings.HasPrefix(k, prefix) {
+	preds := map[string]string{}
+	// read adds the wanted rows of id from the key from on, while their other end is one
+	// (only, when given).
+	read := func(tx manifestTx, id athar.ID, prefix, from []byte, only athar.ID) {
+		adjScan(tx, from, func(k, v []byte) bool {
+			if !bytes.HasPrefix(k, prefix) {
 				return false
+			}
+			tail := k[len(prefix):]
+			i := bytes.IndexByte(tail, 0)
+			if i < 0 {
+				err = errCorruptRow
+				return false
+			}
+			o := tail[:i]
+			if only != "" && string(o) != string(only) {
+				return false
+			}
+			if !wanted(id, athar.ID(o)) { // no copy: the map lookups take o as it is
+				return true
 			}
 			n, l := binary.Uvarint(v)
 			if l <= 0 {
@@ -254,14 +298,10 @@ func (s *Store) EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]ath
 				return false
 			}
 			var e athar.Edge
-			if e, err = adjEdge(id, k[len(prefix):], int(n)); err != nil {
+			if e, err = adjEdge(id, tail, int(n), preds); err != nil {
 				return false
 			}
-			o, _ := otherEnd(e, id)
-			if !fn(o) {
-				return false
-			}
-			keep(id, o, e)
+			out = append(out, e)
 			return true
 		})
 	}
@@ -272,10 +312,16 @@ func (s *Store) EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]ath
 					return err
 				}
 			}
+			prefix := []byte(adjOtherPrefix(id))
 			claims, _ := binary.Uvarint(tx.get(rmCountBucket, "e\x00"+id.IRI()))
 			if claims <= uint64(8*len(want)) {
-				read(tx, id, adjOtherPrefix(id), func(athar.ID) bool { return true })
-				if err != nil {
+				from := id
+				if !want[id] {
+					from = ""
+				} else if outside != "" && outside < id {
+					from = outside
+				}
+				if read(tx, id, prefix, append(prefix[:len(prefix):len(prefix)], from...), ""); err != nil {
 					return err
 				}
 				continue
@@ -288,9 +334,10 @@ func (s *Store) EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]ath
 				sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 			}
 			for _, o := range sorted {
-				read(tx, id, adjOtherPrefix(id)+string(o)+"\x00", func(x athar.ID) bool { return x == o })
-				if err != nil {
-					return err
+				if wanted(id, o) {
+					if read(tx, id, prefix, append(append(prefix[:len(prefix):len(prefix)], o...), 0), o); err != nil {
+						return err
+					}
 				}
 			}
 		}

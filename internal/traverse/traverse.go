@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -258,14 +260,13 @@ func other(e athar.Edge, u athar.ID) (athar.ID, bool) {
 func sortIDs(ids []athar.ID) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }
 
 func sortEdges(es []athar.Edge) {
-	sort.Slice(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if a.Source != b.Source {
-			return a.Source < b.Source
+	slices.SortFunc(es, func(a, b athar.Edge) int {
+		if c := strings.Compare(string(a.Source), string(b.Source)); c != 0 {
+			return c
 		}
-		if a.Predicate != b.Predicate {
-			return a.Predicate < b.Predicate
+		if c := strings.Compare(a.Predicate, b.Predicate); c != 0 {
+			return c
 		}
-		return a.Target < b.Target
+		return strings.Compare(string(a.Target), string(b.Target))
 	})
 }

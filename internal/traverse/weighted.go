@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -42,7 +43,7 @@ const (
 func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth, after, first int, opt Options) (Page, error) {
 	limit := opt.maxVisited()
 	want := min(after+first, limit)
-	w := &weightedWalk{g: g, opt: opt, depth: depth, rank: map[athar.ID]int{}, hop: map[athar.ID]int{}, cur: map[athar.ID]*cursor{}, found: map[athar.ID]bool{}}
+	w := &weightedWalk{g: g, opt: opt, depth: depth, rank: map[athar.ID]int{}, hop: map[athar.ID]int{}, cur: map[athar.ID]*cursor{}, levels: make([][]athar.ID, depth+2)}
 	fail := func(err error) (Page, error) { return Page{}, fmt.Errorf("neighbourhood of %s: %w", start, err) }
 	if err := w.add(ctx, start, 0); err != nil {
 		return fail(err)
@@ -76,7 +77,19 @@ func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth,
 	} else {
 		p.HasNext = more
 	}
-	p.Reached = len(w.order) + len(w.found)
+	// The candidates read: the unranked other ends left in the cursors (those passed lead
+	// to ranked nodes).
+	found := map[athar.ID]bool{}
+	for _, c := range w.heads {
+		for _, e := range c.buf {
+			if x, ok := other(e, c.node); ok && opt.follow(e) {
+				if _, ranked := w.rank[x]; !ranked {
+					found[x] = true
+				}
+			}
+		}
+	}
+	p.Reached = len(w.order) + len(found)
 	// The slice's edges: those joining a node of the slice to one ranked no later than its
 	// end.
 	if from < to {
@@ -90,8 +103,57 @@ func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth,
 			}
 		}
 	}
-	sortEdges(p.Edges)
+	sortEdgesAmong(p.Edges, w.order[:to])
 	return p, nil
+}
+
+// sortEdgesAmong sorts edges between the nodes as sortEdges does, comparing the places of
+// their ends and predicates in sorted order rather than the strings (thousands of edges
+// between a few hundred nodes).
+func sortEdgesAmong(es []athar.Edge, nodes []athar.ID) {
+	ids := slices.Clone(nodes)
+	slices.Sort(ids)
+	place := make(map[athar.ID]int32, len(ids))
+	for i, id := range ids {
+		place[id] = int32(i)
+	}
+	predPlace := map[string]int32{}
+	var preds []string
+	for _, e := range es {
+		if _, ok := predPlace[e.Predicate]; !ok {
+			predPlace[e.Predicate] = 0
+			preds = append(preds, e.Predicate)
+		}
+	}
+	slices.Sort(preds)
+	for i, p := range preds {
+		predPlace[p] = int32(i)
+	}
+	type keyed struct{ s, p, t, i int32 }
+	ks := make([]keyed, len(es))
+	for i, e := range es {
+		s, okS := place[e.Source]
+		t, okT := place[e.Target]
+		if !okS || !okT {
+			sortEdges(es) // an end not among the nodes: cannot happen, but stay correct
+			return
+		}
+		ks[i] = keyed{s, predPlace[e.Predicate], t, int32(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.s != b.s {
+			return int(a.s - b.s)
+		}
+		if a.p != b.p {
+			return int(a.p - b.p)
+		}
+		return int(a.t - b.t)
+	})
+	sorted := make([]athar.Edge, len(es))
+	for i, k := range ks {
+		sorted[i] = es[k.i]
+	}
+	copy(es, sorted)
 }
 
 // weightedWalk is the state of a best-first walk over a WeightedGraph.
@@ -104,7 +166,9 @@ type weightedWalk struct {
 	hop   map[athar.ID]int     // ranked node -> steps from start through ranked nodes
 	heads cursors              // the cursors with a head, by head
 	cur   map[athar.ID]*cursor // ranked node less than depth steps away -> its cursor
-	found map[athar.ID]bool    // unranked nodes the cursors have read
+	// levels lists the ranked nodes by step count; a node whose count dropped stays listed
+	// under the old one too (hop says which is right).
+	levels [][]athar.ID
 }
 
 // cursor reads one node's weighted list.
@@ -114,7 +178,8 @@ type cursor struct {
 	other athar.ID     // the head's other end
 	pos   string       // where the next chunk starts; "" when the list is read
 	n     int          // the next chunk's size
-	// nbrs are the other ends of the followed edges read; all of them once complete.
+	// nbrs are the other ends of the followed edges read, all of them once complete; kept
+	// for the nodes that may answer a step count (fewer than depth-1 steps from start).
 	nbrs     map[athar.ID]bool
 	complete bool
 }
@@ -143,11 +208,10 @@ func (w *weightedWalk) advance(ctx context.Context, c *cursor) (bool, error) {
 		c.buf, c.pos = es, pos
 		c.n = min(2*c.n, maxChunk)
 		c.complete = pos == "" || len(es) == 0
-		for _, e := range es {
-			if x, ok := other(e, c.node); ok && w.opt.follow(e) {
-				c.nbrs[x] = true
-				if _, ranked := w.rank[x]; !ranked {
-					w.found[x] = true
+		if c.nbrs != nil {
+			for _, e := range es {
+				if x, ok := other(e, c.node); ok && w.opt.follow(e) {
+					c.nbrs[x] = true
 				}
 			}
 		}
@@ -158,8 +222,7 @@ func (w *weightedWalk) advance(ctx context.Context, c *cursor) (bool, error) {
 func (w *weightedWalk) add(ctx context.Context, v athar.ID, h int) error {
 	w.rank[v] = len(w.order)
 	w.order = append(w.order, v)
-	delete(w.found, v)
-	w.hop[v] = h
+	w.setHop(v, h)
 	if err := w.relax(ctx, v); err != nil {
 		return err
 	}
@@ -172,7 +235,10 @@ func (w *weightedWalk) activate(ctx context.Context, v athar.ID) error {
 	if w.hop[v] >= w.depth {
 		return nil
 	}
-	c := &cursor{node: v, n: firstChunk, nbrs: map[athar.ID]bool{}}
+	c := &cursor{node: v, n: firstChunk}
+	if w.hop[v] < w.depth-1 {
+		c.nbrs = map[athar.ID]bool{}
+	}
 	if len(w.order) == 1 {
 		c.n = maxChunk
 	}
@@ -194,9 +260,11 @@ func (w *weightedWalk) relax(ctx context.Context, v athar.ID) error {
 		queue = queue[1:]
 		hu := w.hop[u]
 		var far []athar.ID
-		for x, hx := range w.hop {
-			if hx > hu+1 {
-				far = append(far, x)
+		for l := hu + 2; l < len(w.levels); l++ {
+			for _, x := range w.levels[l] {
+				if w.hop[x] == l {
+					far = append(far, x)
+				}
 			}
 		}
 		if len(far) == 0 {
@@ -213,7 +281,7 @@ func (w *weightedWalk) relax(ctx context.Context, v athar.ID) error {
 				continue
 			}
 			was := w.hop[x]
-			w.hop[x] = hu + 1
+			w.setHop(x, hu+1)
 			queue = append(queue, x)
 			if was >= w.depth && hu+1 < w.depth {
 				if err := w.activate(ctx, x); err != nil {
@@ -223,6 +291,12 @@ func (w *weightedWalk) relax(ctx context.Context, v athar.ID) error {
 		}
 	}
 	return nil
+}
+
+// setHop sets v's step count.
+func (w *weightedWalk) setHop(v athar.ID, h int) {
+	w.hop[v] = h
+	w.levels[h] = append(w.levels[h], v)
 }
 
 // next returns the unranked node joined to a node with a cursor by the edge with the most
@@ -250,16 +324,19 @@ func (w *weightedWalk) next(ctx context.Context) (athar.ID, athar.ID, bool, erro
 // nodes joined to it. A ranked node whose list is read whole answers from memory.
 func (w *weightedWalk) hopOf(ctx context.Context, x athar.ID, h int) (int, error) {
 	var ask []athar.ID
-	for u, hu := range w.hop {
-		if hu+1 >= h {
-			continue
-		}
-		if c := w.cur[u]; c != nil && c.complete {
-			if c.nbrs[x] {
-				h = hu + 1
+	for l := 0; l+1 < h; l++ {
+		for _, u := range w.levels[l] {
+			if w.hop[u] != l {
+				continue
 			}
-		} else {
-			ask = append(ask, u)
+			hu := l
+			if c := w.cur[u]; c != nil && c.complete && c.nbrs != nil {
+				if c.nbrs[x] {
+					h = min(h, hu+1)
+				}
+			} else {
+				ask = append(ask, u)
+			}
 		}
 	}
 	if len(ask) == 0 {
