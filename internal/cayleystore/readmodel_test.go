@@ -73,6 +73,13 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 			st.Close()
 			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmClaimBucket)) })
 		}},
+		{"store made before the adjacency", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmAdjBucket)) })
+		}},
 		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
 			if err := st.Apply(ctx, fixtureChange...); err != nil {
 				t.Fatal(err)
@@ -228,6 +235,41 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 					if claims[i] == nil || !reflect.DeepEqual(claims[i], fromCayley[i]) {
 						t.Fatalf("step %d: claim %s: read model %+v, Cayley %+v", step, id, claims[i], fromCayley[i])
 					}
+				}
+				adjacency := func() map[string][]athar.Edge {
+					out := map[string][]athar.Edge{}
+					for _, id := range ids {
+						after := ""
+						for {
+							es, next, err := st.WeightedEdges(ctx, id, after, 3)
+							if err != nil {
+								t.Fatal(err)
+							}
+							out["w "+string(id)] = append(out["w "+string(id)], es...)
+							if next == "" {
+								break
+							}
+							after = next
+						}
+					}
+					between, err := st.EdgesBetween(ctx, ids[:7], ids[3:])
+					if err != nil {
+						t.Fatal(err)
+					}
+					sortEdges(between)
+					out["between"] = between
+					return out
+				}
+				fromAdj := adjacency()
+				st.mu.Lock()
+				st.rmStale = true // reads go to Cayley's indexes
+				st.mu.Unlock()
+				fromScan := adjacency()
+				st.mu.Lock()
+				st.rmStale = false
+				st.mu.Unlock()
+				if !reflect.DeepEqual(fromAdj, fromScan) {
+					t.Fatalf("step %d: adjacency: read model %+v, Cayley %+v", step, fromAdj, fromScan)
 				}
 				st.mu.RLock()
 				defer st.mu.RUnlock()
