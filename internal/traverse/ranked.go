@@ -35,7 +35,10 @@ type Page struct {
 // is its distance from start through the ranked nodes, lowered when a later node gives a
 // shorter route, so paging to the end gives exactly the nodes within depth steps. The walk
 // asks g for the edges of each node as it ranks it: a slice reads the edges of the
-// after+first+1 best nodes and no more. Ranks from Options.MaxVisited on are never given.
+// after+first+1 best nodes and no more. When g is a WeightedGraph it reads each ranked
+// node's edges in weight order only as far as the ranking needs (see rankedWeighted): the
+// same nodes, edges and flags, and a smaller Reached while more nodes follow. Ranks from
+// Options.MaxVisited on are never given.
 func Ranked(ctx context.Context, g Graph, start athar.ID, depth, after, first int, opt Options) (Page, error) {
 	if depth < 0 || after < 0 || first < 0 {
 		return Page{}, fmt.Errorf("neighbourhood of %s: negative depth, after or first (%d, %d, %d)", start, depth, after, first)

@@ -33,9 +33,10 @@ const (
 // less than depth steps from start holds a cursor into its weighted list; the next rank
 // goes to the best head among the cursors whose other end is unranked (a k-way merge), so
 // a node's list is read only as far as the ranks taken from it and the ranked nodes it
-// meets on the way. A node's step count comes from EdgesBetween it and the ranked nodes
-// that could lower it, and the slice's edges from EdgesBetween each node of the slice and
-// the nodes ranked before it.
+// meets on the way. A node's step count comes from the ranked nodes that could lower it:
+// from memory for those whose lists were read whole (start's, mostly), else from
+// EdgesBetween; the slice's edges come from one EdgesBetween of the slice and the nodes
+// ranked up to its end.
 //
 // Reached differs from the walk over Graph while more nodes follow the slice: it counts
 // the candidates the cursors have read, not every neighbour of the ranked nodes, and is
@@ -56,6 +57,9 @@ func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth,
 		}
 		if !ok {
 			break
+		}
+		if err := ctx.Err(); err != nil {
+			return Page{}, err
 		}
 		if len(w.order) >= want || len(w.order) >= limit {
 			more = true
