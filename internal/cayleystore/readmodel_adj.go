@@ -5,7 +5,7 @@ package cayleystore
 // reads a hub's strongest edges first and stops, and the edges between a hub and a few
 // given entities are a seek each instead of a read of the hub's whole list:
 //
-//	rmAdjBucket  "w\x00" owner \x00 weight \x00 other \x00 predicate \x00 dir -> 1
+//	rmAdjBucket  "w\x00" owner \x00 weight other \x00 predicate \x00 dir -> 1
 //	             "n\x00" owner \x00 other \x00 predicate \x00 dir -> attestations (uvarint)
 //
 // owner and other are entity ids (athar.ID, not IRIs: the walk breaks ties by id, and the
