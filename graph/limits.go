@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -126,7 +127,7 @@ const listCost = 5
 
 // scanFields are the fields whose resolvers may read every claim of some predicate, or
 // every entity of some type, whatever page they return: readCost says how much.
-var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "Query.entities": true, "Query.gradings": true, "Query.chronology": true}
+var scanFields = map[string]bool{"Query.claims": true, "Query.timeline": true, "Query.entities": true, "Query.gradings": true, "Query.gradingConnection": true, "Query.chronology": true}
 
 // scanCost is the estimated cost of a field that scans the store: one per claim read, and
 // a store of n entities holds some 10n claims. An unfiltered claims over 5,000 entities
@@ -160,15 +161,45 @@ func (c costed) readCost(ctx context.Context, field string, args map[string]any)
 		}
 		return n
 	case "Query.entities":
-		// The ids of every entity of the type (of every type without one), then a page: a
-		// store holding the canonical collections (35,000 narrations) must still list its
-		// events.
-		if t, _ := args["type"].(string); t != "" {
-			return 1 + c.index.LenOf(t)
+		// A page of the store's list of the type's ids, and its count.
+		return 0
+	case "Query.gradings", "Query.gradingConnection":
+		// A page of the store's list of the grader's gradings of the grade; graderName,
+		// verdict and scope filter the whole list.
+		if args["graderName"] == nil && args["verdict"] == nil && args["scope"] == nil {
+			return 0
 		}
-		return 1 + c.index.Len()
+		return 1 + c.gradingCount(ctx, args)
 	}
 	return c.scanCost()
+}
+
+// gradingCount is how many gradings the list of the grader and grade of args holds, by the
+// store's count (one lookup); the whole store's estimate when the store cannot say. A
+// merged grader's retired id has an empty list: its count is then that of the grade's.
+func (c costed) gradingCount(ctx context.Context, args map[string]any) int {
+	if c.store == nil {
+		return c.scanCost()
+	}
+	var q athar.GradingPageQuery
+	if g, ok := args["grade"].(string); ok {
+		q.Grade = athar.Grade(strings.ReplaceAll(strings.ToLower(g), "_", "-"))
+	} else if g, ok := args["grade"].(fmt.Stringer); ok {
+		q.Grade = athar.Grade(strings.ReplaceAll(strings.ToLower(g.String()), "_", "-"))
+	}
+	if g, ok := args["grader"].(string); ok {
+		q.Grader = athar.ID(g)
+	}
+	for {
+		page, err := c.store.PageGradings(ctx, q)
+		if err != nil {
+			return c.scanCost()
+		}
+		if page.Total > 0 || q.Grader == "" {
+			return page.Total
+		}
+		q.Grader = ""
+	}
 }
 
 // claimCount is how many claims of predicate p the store holds, by the read model's count

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"errors"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -488,7 +487,7 @@ func typeNames(ts []athar.EntityType) []string {
 	return out
 }
 
-func (r *queryResolver) Entities(ctx context.Context, typ *string, first *int, after *string) (*model.EntityConnection, error) {
+func (r *queryResolver) Entities(ctx context.Context, typ *string, first *int, afterArg *string) (*model.EntityConnection, error) {
 	var t athar.EntityType
 	if typ != nil && *typ != "" {
 		t = athar.EntityType(*typ)
@@ -496,26 +495,31 @@ func (r *queryResolver) Entities(ctx context.Context, typ *string, first *int, a
 			return nil, athar.E("", athar.Invalid, "type: unknown entity type %q: expected one of %s", *typ, strings.Join(typeNames(athar.EntityTypes()), ", "))
 		}
 	}
-	ids, err := r.store.EntityIDs(ctx, t)
+	size, after, err := pageArgs(first, afterArg)
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	key := func(i int) string { return string(ids[i]) }
-	w, err := paginate(len(ids), key, first, after)
+	page, err := r.store.PageEntities(ctx, athar.EntityPageQuery{Type: t, After: athar.ID(after), First: size})
 	if err != nil {
 		return nil, err
 	}
-	es, err := r.entities(ctx, ids[w.from:w.to])
+	conn := &model.EntityConnection{Edges: []*model.EntityEdge{}, Nodes: []model.Entity{}, PageInfo: &model.PageInfo{HasNextPage: page.More}, TotalCount: page.Total}
+	if len(page.IDs) > 0 {
+		c := encodeCursor(string(page.IDs[len(page.IDs)-1]))
+		conn.PageInfo.EndCursor = &c
+	}
+	if !selectsItems(ctx) {
+		return conn, nil
+	}
+	es, err := r.entities(ctx, page.IDs)
 	if err != nil {
 		return nil, err
 	}
-	conn := &model.EntityConnection{Edges: []*model.EntityEdge{}, Nodes: []model.Entity{}, PageInfo: pageInfo(w, key), TotalCount: w.total}
 	for i, e := range es {
 		if e == nil {
 			continue
 		}
-		conn.Edges = append(conn.Edges, &model.EntityEdge{Cursor: encodeCursor(key(w.from + i)), Node: e})
+		conn.Edges = append(conn.Edges, &model.EntityEdge{Cursor: encodeCursor(string(page.IDs[i])), Node: e})
 		conn.Nodes = append(conn.Nodes, e)
 	}
 	return conn, nil

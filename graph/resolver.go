@@ -26,6 +26,8 @@ type reader interface {
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)
 	PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error)
+	PageEntities(ctx context.Context, q athar.EntityPageQuery) (athar.EntityPage, error)
+	PageGradings(ctx context.Context, q athar.GradingPageQuery) (athar.GradingPage, error)
 	Edges(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.Edge, error)
 	WeightedEdges(ctx context.Context, id athar.ID, after string, n int) ([]athar.Edge, string, error)
 	EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]athar.Edge, error)

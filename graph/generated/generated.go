@@ -217,6 +217,17 @@ type ComplexityRoot struct {
 		Verdict      func(childComplexity int) int
 	}
 
+	GradingConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	GradingEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Group struct {
 		Accepts             func(childComplexity int, first *int, after *string) int
 		Aliases             func(childComplexity int) int
@@ -430,24 +441,25 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Chapter       func(childComplexity int, id string) int
-		Chronology    func(childComplexity int, first *int) int
-		Claim         func(childComplexity int, id string) int
-		Claims        func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) int
-		CommonLink    func(childComplexity int, narrations []string) int
-		Entities      func(childComplexity int, typeArg *string, first *int, after *string) int
-		Entity        func(childComplexity int, id string) int
-		Gradings      func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) int
-		Narration     func(childComplexity int, id string) int
-		Neighbourhood func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) int
-		Predicate     func(childComplexity int, name string) int
-		Predicates    func(childComplexity int) int
-		Search        func(childComplexity int, text string, first *int) int
-		SearchTexts   func(childComplexity int, query string, collection *string, grade *string, grader *string, chapter *string, language *string, all *bool, first *int, after *string) int
-		ShortestPath  func(childComplexity int, from string, to string, maxLength *int, predicates []string, excludePredicates []string) int
-		Timeline      func(childComplexity int, first *int) int
-		Variants      func(childComplexity int, subject string, predicate string, first *int) int
-		Verse         func(childComplexity int, ref string) int
+		Chapter           func(childComplexity int, id string) int
+		Chronology        func(childComplexity int, first *int) int
+		Claim             func(childComplexity int, id string) int
+		Claims            func(childComplexity int, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) int
+		CommonLink        func(childComplexity int, narrations []string) int
+		Entities          func(childComplexity int, typeArg *string, first *int, after *string) int
+		Entity            func(childComplexity int, id string) int
+		GradingConnection func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) int
+		Gradings          func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) int
+		Narration         func(childComplexity int, id string) int
+		Neighbourhood     func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) int
+		Predicate         func(childComplexity int, name string) int
+		Predicates        func(childComplexity int) int
+		Search            func(childComplexity int, text string, first *int) int
+		SearchTexts       func(childComplexity int, query string, collection *string, grade *string, grader *string, chapter *string, language *string, all *bool, first *int, after *string) int
+		ShortestPath      func(childComplexity int, from string, to string, maxLength *int, predicates []string, excludePredicates []string) int
+		Timeline          func(childComplexity int, first *int) int
+		Variants          func(childComplexity int, subject string, predicate string, first *int) int
+		Verse             func(childComplexity int, ref string) int
 	}
 
 	Reference struct {
@@ -759,7 +771,8 @@ type QueryResolver interface {
 	Entities(ctx context.Context, typeArg *string, first *int, after *string) (*model.EntityConnection, error)
 	Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error)
 	CommonLink(ctx context.Context, narrations []string) (*model.CommonLink, error)
-	Gradings(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int) ([]*model.Grading, error)
+	Gradings(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) ([]*model.Grading, error)
+	GradingConnection(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) (*model.GradingConnection, error)
 	SearchTexts(ctx context.Context, query string, collection *string, grade *string, grader *string, chapter *string, language *string, all *bool, first *int, after *string) (*model.TextHitConnection, error)
 }
 type RelationResolver interface {
@@ -1783,6 +1796,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Grading.Verdict(childComplexity), true
+
+	case "GradingConnection.edges":
+		if e.ComplexityRoot.GradingConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GradingConnection.Edges(childComplexity), true
+	case "GradingConnection.pageInfo":
+		if e.ComplexityRoot.GradingConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GradingConnection.PageInfo(childComplexity), true
+	case "GradingConnection.totalCount":
+		if e.ComplexityRoot.GradingConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GradingConnection.TotalCount(childComplexity), true
+
+	case "GradingEdge.cursor":
+		if e.ComplexityRoot.GradingEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GradingEdge.Cursor(childComplexity), true
+	case "GradingEdge.node":
+		if e.ComplexityRoot.GradingEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GradingEdge.Node(childComplexity), true
 
 	case "Group.accepts":
 		if e.ComplexityRoot.Group.Accepts == nil {
@@ -3315,6 +3360,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Entity(childComplexity, args["id"].(string)), true
+	case "Query.gradingConnection":
+		if e.ComplexityRoot.Query.GradingConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Query_gradingConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.GradingConnection(childComplexity, args["grader"].(*string), args["graderName"].(*string), args["grade"].(*model.Grade), args["verdict"].(*string), args["scope"].(*model.GradingScope), args["first"].(*int), args["after"].(*string)), true
 	case "Query.gradings":
 		if e.ComplexityRoot.Query.Gradings == nil {
 			break
@@ -3325,7 +3381,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Gradings(childComplexity, args["grader"].(*string), args["graderName"].(*string), args["grade"].(*model.Grade), args["verdict"].(*string), args["scope"].(*model.GradingScope), args["first"].(*int)), true
+		return e.ComplexityRoot.Query.Gradings(childComplexity, args["grader"].(*string), args["graderName"].(*string), args["grade"].(*model.Grade), args["verdict"].(*string), args["scope"].(*model.GradingScope), args["first"].(*int), args["after"].(*string)), true
 
 	case "Query.narration":
 		if e.ComplexityRoot.Query.Narration == nil {
@@ -4556,6 +4612,16 @@ type RelationEdge {
   node: Relation!
 }
 
+type GradingConnection {
+  edges: [GradingEdge!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+type GradingEdge {
+  cursor: String!
+  node: Grading!
+}
+
 type EntityConnection {
   edges: [EntityEdge!]!
   nodes: [Entity!]!
@@ -4709,10 +4775,19 @@ type Query {
   grader (a person id; a merged id names the person kept), graderName (the name as written,
   or the person's name or one of their aliases; case, apostrophes and diacritics forgiven), grade (the verdict
   normalised), verdict (the verdict as stated, forgiving case) and scope. "Everything
-  al-Albani graded sahih" is gradings(grader: "person:al-albani", grade: SAHIH). It reads
-  every narration, so it costs as a scan (docs/limits.md). At most first (0 to 1000).
+  al-Albani graded sahih" is gradings(grader: "person:al-albani", grade: SAHIH). The store
+  keeps the gradings listed by grader and grade: with no other filter a page is read
+  alone; graderName, verdict and scope read the list of the grader and grade given (every
+  grading without either), and cost as many (docs/limits.md). At most first (0 to 1000),
+  after the cursor after (from gradingConnection).
   """
-  gradings(grader: ID, graderName: String, grade: Grade, verdict: String, scope: GradingScope, first: Int = 100): [Grading!]!
+  gradings(grader: ID, graderName: String, grade: Grade, verdict: String, scope: GradingScope, first: Int = 100, after: String): [Grading!]!
+  """
+  gradings as a connection: the same filters and order, first (0 to 1000) after the
+  cursor after, and totalCount, which with no filter but grader and grade is read from the
+  store's count (cheap); with graderName, verdict or scope, counting reads the whole list.
+  """
+  gradingConnection(grader: ID, graderName: String, grade: Grade, verdict: String, scope: GradingScope, first: Int = 100, after: String): GradingConnection!
 }
 
 """
@@ -5367,6 +5442,28 @@ func (ec *executionContext) childFields_Grading(ctx context.Context, field graph
 		return ec.fieldContext_Grading_note(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Grading", field.Name)
+}
+
+func (ec *executionContext) childFields_GradingConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_GradingConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_GradingConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_GradingConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GradingConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_GradingEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_GradingEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_GradingEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GradingEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ImportResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9115,6 +9212,68 @@ func (ec *executionContext) field_Query_entity_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_gradingConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "grader",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grader"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "graderName",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["graderName"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "grade",
+		func(ctx context.Context, v any) (*model.Grade, error) {
+			return ec.unmarshalOGrade2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrade(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["grade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "verdict",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["verdict"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "scope",
+		func(ctx context.Context, v any) (*model.GradingScope, error) {
+			return ec.unmarshalOGradingScope2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["scope"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg6
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_gradings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9166,6 +9325,14 @@ func (ec *executionContext) field_Query_gradings_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["first"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg6
 	return args, nil
 }
 
@@ -13719,6 +13886,148 @@ func (ec *executionContext) _Grading_note(ctx context.Context, field graphql.Col
 }
 func (ec *executionContext) fieldContext_Grading_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Grading", field, true, false, "String")
+}
+
+func (ec *executionContext) _GradingConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.GradingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GradingConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.GradingEdge) graphql.Marshaler {
+			return ec.marshalNGradingEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GradingConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GradingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GradingEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GradingConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.GradingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GradingConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GradingConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GradingConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _GradingConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.GradingConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GradingConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GradingConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GradingConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GradingEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.GradingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GradingEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GradingEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GradingEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _GradingEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.GradingEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GradingEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Grading) graphql.Marshaler {
+			return ec.marshalNGrading2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGrading(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GradingEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "GradingEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Grading(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Group_id(ctx context.Context, field graphql.CollectedField, obj *model.Group) (ret graphql.Marshaler) {
@@ -20259,7 +20568,7 @@ func (ec *executionContext) _Query_gradings(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Gradings(ctx, fc.Args["grader"].(*string), fc.Args["graderName"].(*string), fc.Args["grade"].(*model.Grade), fc.Args["verdict"].(*string), fc.Args["scope"].(*model.GradingScope), fc.Args["first"].(*int))
+			return ec.Resolvers.Query().Gradings(ctx, fc.Args["grader"].(*string), fc.Args["graderName"].(*string), fc.Args["grade"].(*model.Grade), fc.Args["verdict"].(*string), fc.Args["scope"].(*model.GradingScope), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Grading) graphql.Marshaler {
@@ -20287,6 +20596,50 @@ func (ec *executionContext) fieldContext_Query_gradings(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_gradings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_gradingConnection(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_gradingConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().GradingConnection(ctx, fc.Args["grader"].(*string), fc.Args["graderName"].(*string), fc.Args["grade"].(*model.Grade), fc.Args["verdict"].(*string), fc.Args["scope"].(*model.GradingScope), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.GradingConnection) graphql.Marshaler {
+			return ec.marshalNGradingConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_gradingConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_GradingConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_gradingConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24594,6 +24947,87 @@ func (ec *executionContext) _Grading(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var gradingConnectionImplementors = []string{"GradingConnection"}
+
+func (ec *executionContext) _GradingConnection(ctx context.Context, sel ast.SelectionSet, obj *model.GradingConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gradingConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GradingConnection")
+		case "edges":
+			out.Values[i] = ec._GradingConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._GradingConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._GradingConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var gradingEdgeImplementors = []string{"GradingEdge"}
+
+func (ec *executionContext) _GradingEdge(ctx context.Context, sel ast.SelectionSet, obj *model.GradingEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, gradingEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GradingEdge")
+		case "cursor":
+			out.Values[i] = ec._GradingEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._GradingEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var groupImplementors = []string{"Group", "Entity"}
 
 func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, obj *model.Group) graphql.Marshaler {
@@ -26061,6 +26495,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_gradings(ctx, field)
 				})
+		case "gradingConnection":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_gradingConnection(ctx, field)
+				})
 		case "searchTexts":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -27465,6 +27905,38 @@ func (ec *executionContext) marshalNGrading2ᚖgithubᚗcomᚋatharᚑhadithᚋa
 		return graphql.Null
 	}
 	return ec._Grading(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNGradingConnection2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingConnection(ctx context.Context, sel ast.SelectionSet, v *model.GradingConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GradingConnection!")
+		return graphql.Null
+	}
+	return ec._GradingConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNGradingEdge2ᚕᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.GradingEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 32, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGradingEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNGradingEdge2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingEdge(ctx context.Context, sel ast.SelectionSet, v *model.GradingEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "GradingEdge!")
+		return graphql.Null
+	}
+	return ec._GradingEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNGradingScope2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐGradingScope(ctx context.Context, v any) (model.GradingScope, error) {

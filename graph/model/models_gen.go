@@ -78,6 +78,17 @@ type EntityEdge struct {
 	Node   Entity `json:"node"`
 }
 
+type GradingConnection struct {
+	Edges      []*GradingEdge `json:"edges"`
+	PageInfo   *PageInfo      `json:"pageInfo"`
+	TotalCount int            `json:"totalCount"`
+}
+
+type GradingEdge struct {
+	Cursor string   `json:"cursor"`
+	Node   *Grading `json:"node"`
+}
+
 type ImportResult struct {
 	Narration *Narration `json:"narration"`
 	// Claims this narration attests now and did not before.

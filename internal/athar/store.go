@@ -95,6 +95,17 @@ type Store interface {
 	// edges than those.
 	EdgesBetween(ctx context.Context, ids, others []ID) ([]Edge, error)
 
+	// PageEntities returns one page of the ids of the defined entities of q.Type (of every
+	// type when empty), sorted, with how many there are: it reads the page, not every id
+	// (EntityIDs does).
+	PageEntities(ctx context.Context, q EntityPageQuery) (EntityPage, error)
+
+	// PageGradings returns one page of the gradings of every narration by q.Grader and of
+	// q.Grade (either or both may be empty: any), ordered by narration id then position
+	// (a document's gradings before a corpus record's), with how many there are: it reads
+	// the page, not every narration.
+	PageGradings(ctx context.Context, q GradingPageQuery) (GradingPage, error)
+
 	// Close releases the store. Using it afterwards is an error with code Unavailable (the
 	// server is shutting down; the request may succeed elsewhere).
 	Close() error
@@ -123,4 +134,42 @@ type ClaimPage struct {
 	Refs  []ClaimRef // sorted by SortKey; Narrations sorted
 	Total int        // the claims matching the query, on every page
 	More  bool       // some follow this page
+}
+
+// EntityPageQuery selects a page of entity ids (Store.PageEntities).
+type EntityPageQuery struct {
+	Type  EntityType // "" for every type
+	After ID         // the last id of the previous page; "" from the start
+	First int        // how many at most; negative for all
+}
+
+// EntityPage is a page of entity ids (Store.PageEntities).
+type EntityPage struct {
+	IDs   []ID // sorted
+	Total int  // the entities of the type, on every page
+	More  bool // some follow this page
+}
+
+// GradingPageQuery selects a page of gradings (Store.PageGradings).
+type GradingPageQuery struct {
+	Grader ID     // gradings by this person; "" for any grader (named by id or not)
+	Grade  Grade  // of this grade; "" for any (with none too)
+	After  string // the Key of the last grading of the previous page; "" from the start
+	First  int    // how many at most; negative for all
+}
+
+// NarrationGrading is one grading with the narration it grades.
+type NarrationGrading struct {
+	Narration ID
+	Grading   Grading
+	// Key orders the gradings of a GradingPage (narration id, then position) and is the
+	// page's cursor: opaque.
+	Key string
+}
+
+// GradingPage is a page of gradings (Store.PageGradings).
+type GradingPage struct {
+	Gradings []NarrationGrading
+	Total    int  // the gradings matching the query, on every page
+	More     bool // some follow this page
 }

@@ -32,6 +32,11 @@ latency over HTTP (p50, p99) against the raw Cayley lookups that fetch the same 
 the server's peak memory and the store's size on disk. The results replace the measured
 section of the --out file (between its bench markers), so the prose around it stays.
 
+With --corpus-store, time instead the queries of docs/corpus.md on a store holding the
+canonical collections (athar seed, then athar corpus import): the store is served as it
+is (give a copy), each query timed --queries times after a warm-up, and the table printed
+or written into --out between its corpus markers.
+
 With --backends, compare Cayley's embedded backends instead, on the quads of the same
 corpus: bulk load in transactions of 10,000 quads, the raw lookups, size on disk, and what
 a store keeps when its loader is killed (SIGKILL) in the middle of a load; the results
@@ -58,6 +63,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	kinds := fs.String("kinds", "", "query kinds to time, comma-separated (default all: "+strings.Join(KindKeys(), ",")+")")
 	out := fs.String("out", "", "Markdown file to update (default: print the tables)")
 	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
+	corpusStore := fs.String("corpus-store", "", "time the corpus queries on this store instead (e.g. bbolt:/tmp/copy)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -75,7 +81,16 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	meta := Meta{Command: "athar bench " + strings.Join(args, " "), Machine: Machine(), Date: time.Now().UTC()}
 	var tables bytes.Buffer
 	begin, end := BenchBegin, BenchEnd
-	if *backends != "" {
+	if *corpusStore != "" {
+		r, err := RunCorpus(ctx, CorpusConfig{Store: *corpusStore, Binary: binary, Queries: *queries, Log: stderr})
+		if err != nil {
+			return err
+		}
+		if err := WriteCorpusMarkdown(&tables, meta, r); err != nil {
+			return err
+		}
+		begin, end = CorpusBegin, CorpusEnd
+	} else if *backends != "" {
 		results, err := RunBackends(ctx, BackendConfig{Backends: splitList(*backends), Sizes: ns, WorkDir: *work,
 			Binary: binary, ChildArgs: []string{"bench"}, Queries: *queries, Log: stderr})
 		if err != nil {

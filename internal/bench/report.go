@@ -64,6 +64,8 @@ const (
 	BenchEnd      = "<!-- bench:end -->"
 	BackendsBegin = "<!-- backends:begin (written by athar bench --backends; do not edit by hand) -->"
 	BackendsEnd   = "<!-- backends:end -->"
+	CorpusBegin   = "<!-- corpus:begin (written by athar bench --corpus-store; do not edit by hand) -->"
+	CorpusEnd     = "<!-- corpus:end -->"
 )
 
 // ReplaceSection replaces what lies between the markers begin and end in the Markdown file

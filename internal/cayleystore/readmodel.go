@@ -47,7 +47,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -259,12 +259,17 @@ func readModelKeeps(q quad.Quad) bool {
 	if _, ok := entRowOf(q); ok {
 		return true
 	}
-	_, ok := claimRowOf(q)
-	return ok
+	if _, ok := claimRowOf(q); ok {
+		return true
+	}
+	return gradingKeeps(q)
 }
 
 // rmApply stores (add) or removes the rows of q.
 func rmApply(tx manifestTx, q quad.Quad, add bool) error {
+	if gradingKeeps(q) {
+		return gradingApply(tx, q, add)
+	}
 	if r, ok := rowOf(q); ok {
 		if err := adjApply(tx, r, add); err != nil {
 			return err
@@ -475,7 +480,7 @@ func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 				return err
 			}
 			pi := iriOf(vals[0])
-			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != "" || claimFieldPreds[pi]
+			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != "" || claimFieldPreds[pi] || gradingPredicate(pi)
 			kept[p.Predicate] = keep
 		}
 		if keep {

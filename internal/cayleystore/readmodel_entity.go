@@ -86,7 +86,10 @@ func entPut(tx manifestTx, r entRow) error {
 	if !fresh {
 		return nil
 	}
-	return addEntityCount(tx, "a\x00"+r.valueKey(), 1)
+	if err := addEntityCount(tx, "a\x00"+r.valueKey(), 1); err != nil {
+		return err
+	}
+	return typeListApply(tx, r)
 }
 
 // entDel removes a row; a value one label fewer gives takes one from its count.
@@ -105,7 +108,10 @@ func entDel(tx manifestTx, r entRow) error {
 	if tx.get(rmEntityBucket, "l\x00"+byLabel) != nil {
 		return nil
 	}
-	return addEntityCount(tx, "a\x00"+r.valueKey(), -1)
+	if err := addEntityCount(tx, "a\x00"+r.valueKey(), -1); err != nil {
+		return err
+	}
+	return typeListApply(tx, r)
 }
 
 func addEntityCount(tx manifestTx, k string, d int) error {

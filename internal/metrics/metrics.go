@@ -163,6 +163,16 @@ func (s *store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (p athar
 	return s.st.PageClaims(ctx, q)
 }
 
+func (s *store) PageEntities(ctx context.Context, q athar.EntityPageQuery) (p athar.EntityPage, err error) {
+	defer s.m.track("page_entities")(&err)
+	return s.st.PageEntities(ctx, q)
+}
+
+func (s *store) PageGradings(ctx context.Context, q athar.GradingPageQuery) (p athar.GradingPage, err error) {
+	defer s.m.track("page_gradings")(&err)
+	return s.st.PageGradings(ctx, q)
+}
+
 func (s *store) Claims(ctx context.Context, ids []athar.ID) (c []*athar.Claim, err error) {
 	defer s.m.track("claims")(&err)
 	return s.st.Claims(ctx, ids)

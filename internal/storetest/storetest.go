@@ -997,6 +997,30 @@ func randomDoc(n, v int) string {
 	if len(claims) == 0 {
 		return ""
 	}
+	// Gradings, by a person of the four or named in text, with a grade or none: the read
+	// model lists them by grader and grade.
+	var gradings []string
+	for range rnd.IntN(3) {
+		grader := "Someone"
+		if p := rnd.IntN(5); p < 4 {
+			grader = fmt.Sprintf("person:p%d", p)
+			used[grader] = "Person"
+		}
+		verdict, grade := [][2]string{{"Sahih", "sahih"}, {"Hasan", "hasan"}, {"Da'if", "daif"}, {"Munkar", ""}}[rnd.IntN(4)][0], ""
+		switch verdict {
+		case "Sahih":
+			grade = "sahih"
+		case "Hasan":
+			grade = "hasan"
+		case "Da'if":
+			grade = "daif"
+		}
+		g := fmt.Sprintf(`  - {grader: "%s", verdict: "%s", scope: %s`, grader, verdict, []string{"text", "chain"}[rnd.IntN(2)])
+		if grade != "" {
+			g += ", grade: " + grade
+		}
+		gradings = append(gradings, g+"}")
+	}
 	ids := make([]string, 0, len(used))
 	for id := range used {
 		ids = append(ids, id)
@@ -1006,8 +1030,12 @@ func randomDoc(n, v int) string {
 	for _, id := range ids {
 		ents = append(ents, fmt.Sprintf(`  - {id: %s, type: %s, name: "%s"}`, id, used[id], strings.ToUpper(id[strings.Index(id, ":")+1:])))
 	}
-	return fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d\n  references: [{collection: Rand, number: \"%d\"}]\n  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
+	doc := fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d\n  references: [{collection: Rand, number: \"%d\"}]\n  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
 		n, n, n, strings.Join(text, ". "), strings.Join(ents, "\n"), strings.Join(claims, "\n"))
+	if len(gradings) > 0 {
+		doc += "gradings:\n" + strings.Join(gradings, "\n") + "\n"
+	}
+	return doc
 }
 
 // testReadModelAgrees runs random imports, new versions, deletes and merges through the
@@ -1165,6 +1193,95 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 		bySortKey(want)
 		if paged := pageAll(t, st, athar.ClaimPageQuery{Predicate: p}, len(want)); !reflect.DeepEqual(paged, want) {
 			t.Fatalf("step %d: PageClaims(predicate %s) =\n%+v\nthe quads give\n%+v", step, p, paged, want)
+		}
+	}
+	CheckPagedLists(t, st, step)
+}
+
+// CheckPagedLists compares the entity ids PageEntities gives, page by page, with EntityIDs,
+// for every type and for all of them; and the gradings PageGradings gives, for every
+// grader and grade the narrations use and for any, with those the narrations give
+// (Narrations of every narration).
+func CheckPagedLists(t *testing.T, st athar.Store, step int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, ty := range append([]athar.EntityType{""}, athar.EntityTypes()...) {
+		want, err := st.EntityIDs(ctx, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []athar.ID
+		q := athar.EntityPageQuery{Type: ty, First: 3}
+		for {
+			p, err := st.PageEntities(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Total != len(want) {
+				t.Fatalf("step %d: PageEntities(%+v): total %d, EntityIDs gives %d", step, q, p.Total, len(want))
+			}
+			got = append(got, p.IDs...)
+			if !p.More {
+				break
+			}
+			if len(p.IDs) == 0 {
+				t.Fatalf("step %d: PageEntities(%+v): an empty page says more follow", step, q)
+			}
+			q.After = p.IDs[len(p.IDs)-1]
+		}
+		if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+			t.Fatalf("step %d: PageEntities(%q) = %v, EntityIDs gives %v", step, ty, got, want)
+		}
+	}
+	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := st.Narrations(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type graded struct {
+		Narration athar.ID
+		Grading   athar.Grading
+	}
+	lists := map[athar.GradingPageQuery][]graded{{}: nil}
+	for _, n := range ns {
+		if n == nil {
+			continue
+		}
+		for _, g := range n.Gradings {
+			qs := map[athar.GradingPageQuery]bool{{}: true, {Grader: g.Grader}: true, {Grade: g.Grade}: true, {Grader: g.Grader, Grade: g.Grade}: true}
+			for q := range qs {
+				lists[q] = append(lists[q], graded{n.ID, g})
+			}
+		}
+	}
+	for q, want := range lists {
+		var got []graded
+		pq := q
+		pq.First = 2
+		for {
+			p, err := st.PageGradings(ctx, pq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Total != len(want) {
+				t.Fatalf("step %d: PageGradings(%+v): total %d, the narrations give %d", step, pq, p.Total, len(want))
+			}
+			for _, g := range p.Gradings {
+				got = append(got, graded{g.Narration, g.Grading})
+			}
+			if !p.More {
+				break
+			}
+			if len(p.Gradings) == 0 {
+				t.Fatalf("step %d: PageGradings(%+v): an empty page says more follow", step, pq)
+			}
+			pq.After = p.Gradings[len(p.Gradings)-1].Key
+		}
+		if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+			t.Fatalf("step %d: PageGradings(%+v) =\n%+v\nthe narrations give\n%+v", step, q, got, want)
 		}
 	}
 }
