@@ -106,7 +106,9 @@ type gradingFilter struct {
 }
 
 // filtered reports whether the filter reads more than a page of the list.
-func (f gradingFilter) filtered() bool { return f.graderName != nil || f.verdict != nil || f.scope != nil }
+func (f gradingFilter) filtered() bool {
+	return f.graderName != nil || f.verdict != nil || f.scope != nil
+}
 
 func (r *queryResolver) gradingFilter(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, after *string) (gradingFilter, error) {
 	f := gradingFilter{graderName: graderName, verdict: verdict, scope: scope}
