@@ -4,6 +4,9 @@ import (
 	"context"
 	"sort"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/athar-hadith/athar/graph/generated"
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -74,8 +77,20 @@ func (r *chapterResolver) Narrations(ctx context.Context, obj *model.Chapter, fi
 	for _, m := range ms[w.from:w.to] {
 		ids = append(ids, m.id)
 	}
-	ns, err := r.narrations(ctx, ids)
-	if err != nil {
+	var ns []*model.Narration
+	if selectsSummaries(ctx) {
+		// Titles only (the chapter page): one index range per narration, not its
+		// references, chain, gradings and texts.
+		sums, err := r.store.NarrationSummaries(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range sums {
+			if n != nil {
+				ns = append(ns, &model.Narration{N: n})
+			}
+		}
+	} else if ns, err = r.narrations(ctx, ids); err != nil {
 		return nil, err
 	}
 	byID := map[athar.ID]*model.Narration{}
@@ -110,4 +125,38 @@ func (r *Resolver) corpusNarration(ctx context.Context, id athar.ID) (athar.ID, 
 		}
 	}
 	return "", nil
+}
+
+// summaryFields are the Narration fields a summary (Store.NarrationSummaries) answers.
+var summaryFields = map[string]bool{"id": true, "title": true, "name": true, "type": true, "corpusRecord": true, "__typename": true}
+
+// selectsSummaries reports whether the narration connection being resolved asks of its
+// narrations only what their summaries give (false outside a GraphQL request).
+func selectsSummaries(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return false
+	}
+	op := graphql.GetOperationContext(ctx)
+	summary := func(set ast.SelectionSet) bool {
+		for _, f := range graphql.CollectFields(op, set, []string{"Narration", "Entity"}) {
+			if !summaryFields[f.Name] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		switch f.Name {
+		case "totalCount", "pageInfo", "__typename":
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, nil) {
+				if e.Name == "node" && !summary(e.Selections) || e.Name != "node" && e.Name != "cursor" && e.Name != "__typename" {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -14,9 +14,9 @@ import (
 // newCorpusEnv is newEnv with the repository's corpus fixture (26 hadiths of Muslim, Abu
 // Dawud and Bukhari) imported after the seeds, and a complexity limit below what a scan
 // of that store costs (ten per entity), so that a query costed as a scan is refused.
-func newCorpusEnv(t *testing.T) *env {
+func newCorpusEnv(t *testing.T, wrap func(athar.Store) athar.Store) *env {
 	t.Helper()
-	e := newEnv(t, options{config: func(c *graph.Config) { c.MaxComplexity = 3000 }})
+	e := newEnv(t, options{wrap: wrap, config: func(c *graph.Config) { c.MaxComplexity = 3000 }})
 	paths, _ := filepath.Glob("../internal/hadithapi/testdata/corpus/*.json")
 	var eds []*hadithapi.Edition
 	for _, p := range paths {
@@ -88,7 +88,7 @@ func wantGradings(t *testing.T, st athar.Store, keep func(athar.Grading) bool) [
 // corpus fixture is a page of the store's list, costed as a page (the limit here is below
 // a scan's cost), paged by cursor with its count, and gives what the narrations give.
 func TestGradingsPagedOnTheCorpus(t *testing.T) {
-	e := newCorpusEnv(t)
+	e := newCorpusEnv(t, nil)
 	want := wantGradings(t, e.store, func(g athar.Grading) bool {
 		return g.Grader == "person:al-albani" && g.Grade == athar.GradeSahih
 	})
@@ -159,7 +159,7 @@ func TestGradingsPagedOnTheCorpus(t *testing.T) {
 // TestEntitiesCountedByType: counting the persons and paging them read the store's list
 // of ids by type, not every id (costed as a page), and agree with EntityIDs.
 func TestEntitiesCountedByType(t *testing.T) {
-	e := newCorpusEnv(t)
+	e := newCorpusEnv(t, nil)
 	ctx := context.Background()
 	for _, typ := range []athar.EntityType{athar.TypePerson, athar.TypeNarration, ""} {
 		ids, err := e.store.EntityIDs(ctx, typ)
@@ -203,6 +203,55 @@ func TestEntitiesCountedByType(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: paged %d ids, EntityIDs gives %d:\n%v\n%v", typ, len(got), len(want), got, want)
+		}
+	}
+}
+
+func (c *countingStore) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	c.count("NarrationSummaries")
+	return c.Store.NarrationSummaries(ctx, ids)
+}
+
+// TestChapterPageReadsSummaries: a chapter's page of narrations asking for their ids and
+// titles reads their summaries, not the narrations whole, and gives what the whole
+// narrations give; asking for more reads them whole.
+func TestChapterPageReadsSummaries(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newCorpusEnv(t, func(st athar.Store) athar.Store { cs.Store = st; return cs })
+	type page struct {
+		Chapter struct {
+			Narrations struct {
+				TotalCount int
+				PageInfo   struct{ EndCursor *string }
+				Edges      []struct {
+					Cursor string
+					Node   struct {
+						ID, Title  string
+						References []struct{ Number string }
+					}
+				}
+			}
+		}
+	}
+	var titles, whole page
+	cs.reset()
+	e.query(t, `{ chapter(id: "chapter:bukhari-64") { narrations(first: 100) { totalCount pageInfo { endCursor } edges { cursor node { id title ... on Entity { name } } } } } }`, nil, &titles)
+	if _, calls := cs.total(); calls["Narrations"] != 0 || calls["NarrationSummaries"] != 1 {
+		t.Errorf("ids and titles: %v, want one NarrationSummaries and no Narrations", calls)
+	}
+	cs.reset()
+	e.query(t, `{ chapter(id: "chapter:bukhari-64") { narrations(first: 100) { totalCount pageInfo { endCursor } edges { cursor node { id title references { number } } } } } }`, nil, &whole)
+	if _, calls := cs.total(); calls["Narrations"] == 0 || calls["NarrationSummaries"] != 0 {
+		t.Errorf("with references: %v, want Narrations", calls)
+	}
+	n := len(whole.Chapter.Narrations.Edges)
+	if n < 8 || len(titles.Chapter.Narrations.Edges) != n || titles.Chapter.Narrations.TotalCount != whole.Chapter.Narrations.TotalCount {
+		t.Fatalf("%d narrations with titles, %d whole", len(titles.Chapter.Narrations.Edges), n)
+	}
+	for i, w := range whole.Chapter.Narrations.Edges {
+		g := titles.Chapter.Narrations.Edges[i]
+		if g.Cursor != w.Cursor || g.Node.ID != w.Node.ID || g.Node.Title != w.Node.Title || w.Node.Title == "" {
+			t.Errorf("narration %d: summary %+v, whole %+v", i, g, w)
 		}
 	}
 }

@@ -22,6 +22,7 @@ type reader interface {
 	Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error)
 	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
 	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
+	NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)

@@ -37,6 +37,7 @@ func main() {
 	if path := os.Getenv("ATHAR_MEMPROFILE"); path != "" {
 		defer writeAllocs(path)
 	}
+	startProfiler(os.Args, os.Getenv)
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		pprof.StopCPUProfile()
 		if path := os.Getenv("ATHAR_MEMPROFILE"); path != "" {

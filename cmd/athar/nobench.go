@@ -23,3 +23,7 @@ func cmdBench(_ context.Context, e env, args []string) error {
 	}
 	return usageError("bench: this binary was built without the benchmark harness: build it with 'go build -tags bench ./cmd/athar', or run 'make bench'")
 }
+
+// startProfiler is a no-op in a product build: only a build with the bench tag serves
+// pprof (pprof_bench.go).
+func startProfiler([]string, func(string) string) {}

@@ -59,6 +59,13 @@ type Store interface {
 	// with their references, chain and gradings in document order.
 	Narrations(ctx context.Context, ids []ID) ([]*Narration, error)
 
+	// NarrationSummaries is Narrations with the id, title, chapter and corpus record of
+	// each narration only: no references, chain, routes, narrator, gradings or texts, and
+	// no text unless a document gives one. It reads one index range per narration, where
+	// Narrations reads one more per reference, link, grading and text: for lists of
+	// narrations that show their titles.
+	NarrationSummaries(ctx context.Context, ids []ID) ([]*Narration, error)
+
 	// FindClaims returns the claims matching f with their attestations, sorted by subject,
 	// predicate, then object or value.
 	FindClaims(ctx context.Context, f ClaimFilter) ([]*Claim, error)

@@ -64,6 +64,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	out := fs.String("out", "", "Markdown file to update (default: print the tables)")
 	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
 	corpusStore := fs.String("corpus-store", "", "time the corpus queries on this store instead (e.g. bbolt:/tmp/copy)")
+	serverLog := fs.String("server-log", "", "with --corpus-store: append the server's standard error to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -82,7 +83,16 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	var tables bytes.Buffer
 	begin, end := BenchBegin, BenchEnd
 	if *corpusStore != "" {
-		r, err := RunCorpus(ctx, CorpusConfig{Store: *corpusStore, Binary: binary, Queries: *queries, Log: stderr})
+		cfg := CorpusConfig{Store: *corpusStore, Binary: binary, Queries: *queries, Log: stderr}
+		if *serverLog != "" {
+			f, err := os.OpenFile(*serverLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			cfg.ServerLog = f
+		}
+		r, err := RunCorpus(ctx, cfg)
 		if err != nil {
 			return err
 		}

@@ -18,11 +18,13 @@ import (
 // CorpusConfig says how to time the queries of docs/corpus.md on a store holding the
 // canonical collections (athar corpus import): the store is served as it is, so give a copy.
 type CorpusConfig struct {
-	Store   string   // the store, e.g. bbolt:/tmp/cr-store
-	Binary  string   // the athar binary to serve it with
-	Queries int      // timed requests per query (after a warm-up)
-	Env     []string // more environment for the server (e.g. ATHAR_GOGC=...)
+	Store   string // the store, e.g. bbolt:/tmp/cr-store
+	Binary  string // the athar binary to serve it with
+	Queries int    // timed requests per query (after a warm-up)
 	Log     io.Writer
+	// ServerLog receives the server's standard error (e.g. GODEBUG=gctrace=1's lines);
+	// discarded when nil.
+	ServerLog io.Writer
 }
 
 // CorpusQuery is one query's figures; Err is the first error the server answered with
@@ -80,8 +82,11 @@ func RunCorpus(ctx context.Context, cfg CorpusConfig) (CorpusResult, error) {
 	}
 	begin := time.Now()
 	srv := exec.CommandContext(ctx, cfg.Binary, "serve", "--store", cfg.Store, "--addr", addr)
-	srv.Env = append(append(os.Environ(), "ATHAR_TOKEN="+benchToken), cfg.Env...)
-	srv.Stderr = io.Discard
+	srv.Env = append(os.Environ(), "ATHAR_TOKEN="+benchToken)
+	srv.Stderr = cfg.ServerLog
+	if srv.Stderr == nil {
+		srv.Stderr = io.Discard
+	}
 	if err := srv.Start(); err != nil {
 		return res, err
 	}

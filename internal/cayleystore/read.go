@@ -507,22 +507,48 @@ func (s *Store) Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narrat
 	return out, nil
 }
 
-func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, error) {
+// NarrationSummaries implements athar.Store.
+func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]*athar.Narration, len(ids))
+	for i, id := range ids {
+		n, _, err := s.narrationHead(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+type positioned struct {
+	pos  int
+	node string
+}
+
+// narrationNodes are the nodes a narration's own quads point to.
+type narrationNodes struct {
+	refs, links, gradings, texts []positioned
+}
+
+// narrationHead reads a narration's own quads: the narration without what its nodes hold,
+// and those nodes. nil when the graph does not define it.
+func (s *Store) narrationHead(ctx context.Context, id athar.ID) (*athar.Narration, narrationNodes, error) {
+	var nodes narrationNodes
 	if id.Prefix() != athar.TypeNarration.Prefix() {
-		return nil, nil
+		return nil, nodes, nil
 	}
 	iri := id.IRI()
 	qs, err := s.out(ctx, iri)
 	if err != nil {
-		return nil, err
+		return nil, nodes, err
 	}
 	n := &athar.Narration{ID: id}
 	found := false
-	type positioned struct {
-		pos  int
-		node string
-	}
-	var refs, links, gradings, texts []positioned
+	refs, links, gradings, texts := &nodes.refs, &nodes.links, &nodes.gradings, &nodes.texts
 	var corpusTitle string
 	for _, q := range qs {
 		label := iriOf(q.Label)
@@ -547,13 +573,13 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		case athar.PredTranslation:
 			n.Translation = obj.Literal
 		case athar.PredReference:
-			refs = append(refs, positioned{node: obj.IRI})
+			*refs = append(*refs, positioned{node: obj.IRI})
 		case athar.PredChainLink:
-			links = append(links, positioned{node: obj.IRI})
+			*links = append(*links, positioned{node: obj.IRI})
 		case athar.PredGrading:
-			gradings = append(gradings, positioned{node: obj.IRI})
+			*gradings = append(*gradings, positioned{node: obj.IRI})
 		case athar.PredHasText:
-			texts = append(texts, positioned{node: obj.IRI})
+			*texts = append(*texts, positioned{node: obj.IRI})
 		case athar.PredChapter:
 			if c, ok := athar.ParseIRI(obj.IRI); ok {
 				n.Chapter = c
@@ -565,11 +591,21 @@ func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, e
 		}
 	}
 	if !found {
-		return nil, nil
+		return nil, nodes, nil
 	}
 	if n.Title == "" {
 		n.Title = corpusTitle
 	}
+	return n, nodes, nil
+}
+
+func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, error) {
+	n, nodes, err := s.narrationHead(ctx, id)
+	if n == nil || err != nil {
+		return nil, err
+	}
+	iri := id.IRI()
+	refs, links, gradings, texts := nodes.refs, nodes.links, nodes.gradings, nodes.texts
 	// A document's references, texts and gradings come before a corpus record's; each
 	// in its own order.
 	fromCorpus := func(node string) int {

@@ -143,6 +143,11 @@ func (s *store) Narrations(ctx context.Context, ids []athar.ID) (n []*athar.Narr
 	return s.st.Narrations(ctx, ids)
 }
 
+func (s *store) NarrationSummaries(ctx context.Context, ids []athar.ID) (n []*athar.Narration, err error) {
+	defer s.m.track("narration_summaries")(&err)
+	return s.st.NarrationSummaries(ctx, ids)
+}
+
 func (s *store) FindClaims(ctx context.Context, f athar.ClaimFilter) (c []*athar.Claim, err error) {
 	defer s.m.track("find_claims")(&err)
 	return s.st.FindClaims(ctx, f)

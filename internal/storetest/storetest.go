@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"ReadsAfterTheDeadlineFail", testReadsAfterDeadline},
 		{"ConcurrentReadersAndWriter", testConcurrent},
 		{"Gradings", testGradings},
+		{"NarrationSummaries", testNarrationSummaries},
 		{"MergedIntoAndFormerIDs", testMergedInto},
 		{"ReservedGraph", testReservedGraph},
 		{"ReplaceWithFewerUsesOfATerm", testFewerUses},
@@ -731,6 +732,36 @@ func testGradings(t *testing.T, st athar.Store) {
 	}
 	if len(ns[1].Gradings) != 0 {
 		t.Errorf("an ungraded narration has gradings: %+v", ns[1].Gradings)
+	}
+}
+
+// testNarrationSummaries: a summary is the narration's id, title, chapter and corpus
+// record, nil where Narrations gives nil, without what its nodes hold.
+func testNarrationSummaries(t *testing.T, st athar.Store) {
+	apply(t, st, docA, docGraded)
+	ids := []athar.ID{"narration:g", "narration:a", "narration:none", "person:umar"}
+	whole, err := st.Narrations(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, err := st.NarrationSummaries(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range whole {
+		s := sums[i]
+		if (w == nil) != (s == nil) {
+			t.Fatalf("%s: summary %+v, narration %+v", ids[i], s, w)
+		}
+		if w == nil {
+			continue
+		}
+		if s.ID != w.ID || s.Title != w.Title || s.Chapter != w.Chapter || s.Corpus != w.Corpus || w.Title == "" {
+			t.Errorf("%s: summary %+v, narration %+v", ids[i], s, w)
+		}
+		if len(s.Gradings)+len(s.References)+len(s.Chain)+len(s.Texts) != 0 {
+			t.Errorf("%s: a summary with the narration's nodes: %+v", ids[i], s)
+		}
 	}
 }
 
