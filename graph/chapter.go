@@ -127,6 +127,36 @@ func (r *Resolver) corpusNarration(ctx context.Context, id athar.ID) (athar.ID, 
 	return "", nil
 }
 
+// narrationList loads the narrations of a list field: their summaries when the field asks
+// for nothing more (Person.narrated(first: 20) { id }), else whole; absent ones left out.
+func (r *Resolver) narrationList(ctx context.Context, ids []athar.ID) ([]*model.Narration, error) {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil || !summaryOnly(graphql.GetOperationContext(ctx), graphql.GetFieldContext(ctx).Field.Selections) {
+		return r.narrations(ctx, ids)
+	}
+	sums, err := r.store.NarrationSummaries(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Narration, 0, len(sums))
+	for _, n := range sums {
+		if n != nil {
+			out = append(out, &model.Narration{N: n})
+		}
+	}
+	return out, nil
+}
+
+// summaryOnly reports whether a selection of a Narration asks only for what its summary
+// gives.
+func summaryOnly(op *graphql.OperationContext, set ast.SelectionSet) bool {
+	for _, f := range graphql.CollectFields(op, set, []string{"Narration", "Entity"}) {
+		if !summaryFields[f.Name] {
+			return false
+		}
+	}
+	return true
+}
+
 // summaryFields are the Narration fields a summary (Store.NarrationSummaries) answers.
 var summaryFields = map[string]bool{"id": true, "title": true, "name": true, "type": true, "corpusRecord": true, "__typename": true}
 
@@ -137,14 +167,7 @@ func selectsSummaries(ctx context.Context) bool {
 		return false
 	}
 	op := graphql.GetOperationContext(ctx)
-	summary := func(set ast.SelectionSet) bool {
-		for _, f := range graphql.CollectFields(op, set, []string{"Narration", "Entity"}) {
-			if !summaryFields[f.Name] {
-				return false
-			}
-		}
-		return true
-	}
+	summary := func(set ast.SelectionSet) bool { return summaryOnly(op, set) }
 	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
 		switch f.Name {
 		case "totalCount", "pageInfo", "__typename":

@@ -255,3 +255,38 @@ func TestChapterPageReadsSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestNarratedReadsSummaries: a person's narrated and an entity's narrations asking for ids
+// and titles read summaries and give what whole narrations give.
+func TestNarratedReadsSummaries(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newCorpusEnv(t, func(st athar.Store) athar.Store { cs.Store = st; return cs })
+	type person struct {
+		Entity struct {
+			Narrated, Transmitted, Narrations []struct {
+				ID, Title  string
+				References []struct{ Number string }
+			}
+		}
+	}
+	var sum, whole person
+	cs.reset()
+	e.query(t, `{ entity(id: "person:umar-ibn-al-khattab") { ... on Person { narrated { id title } transmitted { id } narrations { id title } } } }`, nil, &sum)
+	if _, calls := cs.total(); calls["Narrations"] != 0 || calls["NarrationSummaries"] != 3 {
+		t.Errorf("ids and titles: %v, want three NarrationSummaries and no Narrations", calls)
+	}
+	e.query(t, `{ entity(id: "person:umar-ibn-al-khattab") { ... on Person { narrated { id title references { number } } transmitted { id references { number } } narrations { id title references { number } } } } }`, nil, &whole)
+	for name, pair := range map[string][2]int{
+		"narrated": {len(sum.Entity.Narrated), len(whole.Entity.Narrated)}, "transmitted": {len(sum.Entity.Transmitted), len(whole.Entity.Transmitted)},
+		"narrations": {len(sum.Entity.Narrations), len(whole.Entity.Narrations)},
+	} {
+		if pair[0] != pair[1] || pair[0] == 0 {
+			t.Errorf("%s: %d summaries, %d whole", name, pair[0], pair[1])
+		}
+	}
+	for i, w := range whole.Entity.Narrated {
+		if g := sum.Entity.Narrated[i]; g.ID != w.ID || g.Title != w.Title {
+			t.Errorf("narrated %d: summary %+v, whole %+v", i, g, w)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func (r *Resolver) entityNarrations(ctx context.Context, obj model.Entity, first
 	if err != nil {
 		return nil, err
 	}
-	return r.narrations(ctx, ids[:min(n, len(ids))])
+	return r.narrationList(ctx, ids[:min(n, len(ids))])
 }
 
 // entityNarrationCount resolves Entity.narrationCount: what entityNarrations would return

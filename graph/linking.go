@@ -230,7 +230,7 @@ func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person,
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return r.narrations(ctx, ids[:min(n, len(ids))])
+	return r.narrationList(ctx, ids[:min(n, len(ids))])
 }
 
 func (r *personResolver) Transmitted(ctx context.Context, obj *model.Person, first *int) ([]*model.Narration, error) {
