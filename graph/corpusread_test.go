@@ -290,3 +290,22 @@ func TestNarratedReadsSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrationChapterFromItsRecord: a corpus narration's chapter, read from its own
+// record, is the chapter read from all of them.
+func TestNarrationChapterFromItsRecord(t *testing.T) {
+	e := newCorpusEnv(t, nil)
+	type chapter struct {
+		ID, Collection, Name, Arabic string
+		Number                       int
+	}
+	var got struct {
+		N  struct{ Chapter *chapter }
+		Ch *chapter
+	}
+	e.query(t, `{ n: narration(id: "narration:bukhari-3953") { chapter { id collection number name arabic } }
+		ch: chapter(id: "chapter:bukhari-64") { id collection number name arabic } }`, nil, &got)
+	if got.N.Chapter == nil || got.Ch == nil || *got.N.Chapter != *got.Ch || got.Ch.Name == "" || got.Ch.Arabic == "" {
+		t.Errorf("from the record %+v, from every record %+v", got.N.Chapter, got.Ch)
+	}
+}

@@ -34,6 +34,7 @@ type reader interface {
 	EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]athar.Edge, error)
 	MergedInto(ctx context.Context, ids []athar.ID) (map[athar.ID]athar.ID, error)
 	QuadsAbout(ctx context.Context, subjects []athar.ID) ([]athar.Quad, error)
+	NarrationQuads(ctx context.Context, narration athar.ID) ([]athar.Quad, error)
 	QuadsTo(ctx context.Context, predicate string, object athar.Term) ([]athar.Quad, error)
 }
 
