@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/athar-hadith/athar/graph"
@@ -307,5 +308,36 @@ func TestNarrationChapterFromItsRecord(t *testing.T) {
 		ch: chapter(id: "chapter:bukhari-64") { id collection number name arabic } }`, nil, &got)
 	if got.N.Chapter == nil || got.Ch == nil || *got.N.Chapter != *got.Ch || got.Ch.Name == "" || got.Ch.Arabic == "" {
 		t.Errorf("from the record %+v, from every record %+v", got.N.Chapter, got.Ch)
+	}
+}
+
+// TestRelationCountsFromTheStoreCount: a relation field asked for its totalCount alone is
+// counted by the store's count where the vocabulary fixes the entity's side, and agrees
+// with the relations counted one by one (pageInfo asked too).
+func TestRelationCountsFromTheStoreCount(t *testing.T) {
+	e := newCorpusEnv(t, nil)
+	for _, q := range []string{
+		`entity(id: "person:umar-ibn-al-khattab") { ... on Person { F: narrates { S } G: transmits { S } H: relations(predicate: "narrates") { S } I: relations(predicate: "narrates", direction: INCOMING) { S } J: advises { S } } }`,
+		`entity(id: "person:abu-hurayrah") { ... on Person { F: narrates { S } G: transmits { S } H: relations(predicate: "transmits", direction: OUTGOING) { S } I: relations(predicate: "year") { S } J: relations(predicate: "narrates", direction: BOTH) { S } } }`,
+		`entity(id: "narration:muslim-1763") { ... on Narration { F: narratedBy { S } G: transmitters { S } H: relations(predicate: "narrates", direction: OUTGOING) { S } I: relations(predicate: "mentions") { S } J: relations(predicate: "transmits", direction: INCOMING) { S } } }`,
+	} {
+		type counts struct {
+			F, G, H, I, J struct {
+				TotalCount int
+				PageInfo   *struct{ HasNextPage bool }
+			}
+		}
+		var fast, slow struct{ Entity counts }
+		e.query(t, "{ "+strings.ReplaceAll(q, "{ S }", "{ totalCount }")+" }", nil, &fast)
+		e.query(t, "{ "+strings.ReplaceAll(q, "{ S }", "{ totalCount pageInfo { hasNextPage } }")+" }", nil, &slow)
+		f, s := fast.Entity, slow.Entity
+		for i, pair := range [][2]int{{f.F.TotalCount, s.F.TotalCount}, {f.G.TotalCount, s.G.TotalCount}, {f.H.TotalCount, s.H.TotalCount}, {f.I.TotalCount, s.I.TotalCount}, {f.J.TotalCount, s.J.TotalCount}} {
+			if pair[0] != pair[1] {
+				t.Errorf("%s: field %c: totalCount alone %d, counted one by one %d", q[:40], 'F'+i, pair[0], pair[1])
+			}
+		}
+		if s.F.TotalCount == 0 && s.G.TotalCount == 0 {
+			t.Errorf("%s: nothing to count", q[:40])
+		}
 	}
 }

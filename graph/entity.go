@@ -106,6 +106,14 @@ func (r *Resolver) namedRelations(ctx context.Context, obj model.Entity, predica
 
 // relationPage pages the relations of id and loads the claims of that page only.
 func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *string, dir model.Direction, first *int, after *string) (*model.RelationConnection, error) {
+	if predicate != nil && selectsOnlyTotal(ctx) {
+		if n, ok, err := r.relationCount(ctx, id, *predicate, dir); err != nil || ok {
+			if _, _, perr := pageArgs(first, after); perr != nil {
+				return nil, perr
+			}
+			return &model.RelationConnection{Edges: []*model.RelationEdge{}, Nodes: []*model.Relation{}, PageInfo: &model.PageInfo{}, TotalCount: n}, err
+		}
+	}
 	rels, err := r.relations(ctx, id, predicate, dir)
 	if err != nil {
 		return nil, err
@@ -139,6 +147,44 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 	}
 	conn.Edges = kept
 	return conn, nil
+}
+
+// selectsOnlyTotal reports whether the connection field being resolved asks for its
+// totalCount alone (false outside a GraphQL request).
+func selectsOnlyTotal(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return false
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name != "totalCount" && f.Name != "__typename" {
+			return false
+		}
+	}
+	return true
+}
+
+// relationCount counts the relations of id by predicate in direction dir from the store's
+// count of the entity's claims of the predicate, when the vocabulary says every one of them
+// has id on the side dir asks for (Person.narrates: a person is never a narrates claim's
+// object); ok is false when it cannot say so, and the relations are then counted one by one.
+func (r *Resolver) relationCount(ctx context.Context, id athar.ID, predicate string, dir model.Direction) (n int, ok bool, err error) {
+	p, known := r.vocab.Predicate(predicate)
+	t, typed := athar.TypeOfPrefix(id.Prefix())
+	if !known || !typed {
+		return 0, false, nil
+	}
+	neverObject := p.Literal != "" || len(p.Range) > 0 && !p.AllowsObject(t)
+	neverSubject := len(p.Domain) > 0 && !p.AllowsSubject(t)
+	switch {
+	case neverObject && neverSubject:
+		return 0, true, nil
+	case neverObject && dir == model.DirectionIncoming, neverSubject && dir == model.DirectionOutgoing:
+		return 0, true, nil
+	case !neverObject && !neverSubject:
+		return 0, false, nil
+	}
+	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: 0})
+	return page.Total, err == nil, err
 }
 
 // selectsItems reports whether the connection field being resolved selects its edges or
