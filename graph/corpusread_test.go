@@ -341,3 +341,36 @@ func TestRelationCountsFromTheStoreCount(t *testing.T) {
 		}
 	}
 }
+
+// TestNarratedPaged: narrated and transmitted, read as a page of the store's list, are the
+// narrations the person's claims name, by id, cut at first.
+func TestNarratedPaged(t *testing.T) {
+	e := newCorpusEnv(t, nil)
+	for _, c := range []struct{ person, field, predicate string }{
+		{"person:umar-ibn-al-khattab", "narrated", "narrates"},
+		{"person:ibn-abbas", "transmitted", "transmits"},
+		{"person:ikrimah-ibn-ammar", "transmitted", "transmits"},
+	} {
+		var got struct {
+			Entity struct{ All, Two []struct{ ID string } }
+			Claims struct{ Nodes []struct{ Object struct{ ID string } } }
+		}
+		e.query(t, `query($p: ID!, $pred: String!) { entity(id: $p) { ... on Person { all: `+c.field+` { id } two: `+c.field+`(first: 2) { id } } }
+			claims(subject: $p, predicate: $pred, first: 100) { nodes { object { id } } } }`, map[string]any{"p": c.person, "pred": c.predicate}, &got)
+		var want []string
+		for _, n := range got.Claims.Nodes {
+			want = append(want, n.Object.ID)
+		}
+		var all []string
+		for _, n := range got.Entity.All {
+			all = append(all, n.ID)
+		}
+		if len(want) < 2 || !reflect.DeepEqual(all, want) {
+			t.Errorf("%s %s: %v, the claims name %v", c.person, c.field, all, want)
+			continue
+		}
+		if len(got.Entity.Two) != 2 || got.Entity.Two[0].ID != want[0] || got.Entity.Two[1].ID != want[1] {
+			t.Errorf("%s %s(first: 2): %v, want %v", c.person, c.field, got.Entity.Two, want[:2])
+		}
+	}
+}

@@ -163,6 +163,14 @@ func selectsOnlyTotal(ctx context.Context) bool {
 	return true
 }
 
+// onlySubject reports whether the vocabulary puts id on the subject side of every claim
+// of the predicate it is part of (a person is never a narrates claim's object).
+func (r *Resolver) onlySubject(id athar.ID, predicate string) bool {
+	p, known := r.vocab.Predicate(predicate)
+	t, typed := athar.TypeOfPrefix(id.Prefix())
+	return known && typed && (p.Literal != "" || len(p.Range) > 0 && !p.AllowsObject(t))
+}
+
 // relationCount counts the relations of id by predicate in direction dir from the store's
 // count of the entity's claims of the predicate, when the vocabulary says every one of them
 // has id on the side dir asks for (Person.narrates: a person is never a narrates claim's
