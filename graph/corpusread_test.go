@@ -353,7 +353,9 @@ func TestNarratedPaged(t *testing.T) {
 	} {
 		var got struct {
 			Entity struct{ All, Two []struct{ ID string } }
-			Claims struct{ Nodes []struct{ Object struct{ ID string } } }
+			Claims struct {
+				Nodes []struct{ Object struct{ ID string } }
+			}
 		}
 		e.query(t, `query($p: ID!, $pred: String!) { entity(id: $p) { ... on Person { all: `+c.field+` { id } two: `+c.field+`(first: 2) { id } } }
 			claims(subject: $p, predicate: $pred, first: 100) { nodes { object { id } } } }`, map[string]any{"p": c.person, "pred": c.predicate}, &got)
