@@ -23,6 +23,7 @@ type reader interface {
 	EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error)
 	Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
 	NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
+	NarrationRoutes(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)

@@ -66,6 +66,12 @@ type Store interface {
 	// narrations that show their titles.
 	NarrationSummaries(ctx context.Context, ids []ID) ([]*Narration, error)
 
+	// NarrationRoutes is Narrations with what Narration.Routes needs only: the id, corpus
+	// record, chain, further routes, the record's routes and the narrator -- no
+	// references, gradings or texts, whose nodes Narrations reads one by one: for
+	// commonLink over many narrations.
+	NarrationRoutes(ctx context.Context, ids []ID) ([]*Narration, error)
+
 	// FindClaims returns the claims matching f with their attestations, sorted by subject,
 	// predicate, then object or value.
 	FindClaims(ctx context.Context, f ClaimFilter) ([]*Claim, error)

@@ -524,6 +524,23 @@ func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*atha
 	return out, nil
 }
 
+// NarrationRoutes implements athar.Store.
+func (s *Store) NarrationRoutes(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]*athar.Narration, len(ids))
+	for i, id := range ids {
+		n, err := s.narrationWith(ctx, id, false)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
 type positioned struct {
 	pos  int
 	node string
@@ -600,12 +617,22 @@ func (s *Store) narrationHead(ctx context.Context, id athar.ID) (*athar.Narratio
 }
 
 func (s *Store) narration(ctx context.Context, id athar.ID) (*athar.Narration, error) {
+	return s.narrationWith(ctx, id, true)
+}
+
+// narrationWith reads a narration: whole, or (whole false) with its chains, routes and
+// narrator only, the references, gradings and texts left unread.
+func (s *Store) narrationWith(ctx context.Context, id athar.ID, whole bool) (*athar.Narration, error) {
 	n, nodes, err := s.narrationHead(ctx, id)
 	if n == nil || err != nil {
 		return nil, err
 	}
 	iri := id.IRI()
 	refs, links, gradings, texts := nodes.refs, nodes.links, nodes.gradings, nodes.texts
+	if !whole {
+		refs, gradings, texts = nil, nil, nil
+		n.Text, n.Language, n.Translation = "", "", ""
+	}
 	// A document's references, texts and gradings come before a corpus record's; each
 	// in its own order.
 	fromCorpus := func(node string) int {

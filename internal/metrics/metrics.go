@@ -148,6 +148,11 @@ func (s *store) NarrationSummaries(ctx context.Context, ids []athar.ID) (n []*at
 	return s.st.NarrationSummaries(ctx, ids)
 }
 
+func (s *store) NarrationRoutes(ctx context.Context, ids []athar.ID) (n []*athar.Narration, err error) {
+	defer s.m.track("narration_routes")(&err)
+	return s.st.NarrationRoutes(ctx, ids)
+}
+
 func (s *store) FindClaims(ctx context.Context, f athar.ClaimFilter) (c []*athar.Claim, err error) {
 	defer s.m.track("find_claims")(&err)
 	return s.st.FindClaims(ctx, f)

@@ -394,6 +394,17 @@ func testNarrationRoutes(t *testing.T, st athar.Store) {
 	if !reflect.DeepEqual(r.MoreRoutes, want) {
 		t.Errorf("further routes = %v, want %v", r.MoreRoutes, want)
 	}
+	// The routes-only read gives the same routes and narrator, and nothing it skips.
+	rs, err := st.NarrationRoutes(context.Background(), []athar.ID{"narration:r", "narration:absent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[1] != nil || rs[0] == nil || !reflect.DeepEqual(rs[0].Routes(), r.Routes()) || rs[0].Narrator != r.Narrator || len(rs[0].Routes()) != 3 {
+		t.Errorf("NarrationRoutes = %+v, want the routes %v and narrator %s of Narrations, and nil for an absent one", rs, r.Routes(), r.Narrator)
+	}
+	if rs[0] != nil && (rs[0].Text != "" || len(rs[0].References) != 0 || len(rs[0].Texts) != 0) {
+		t.Errorf("NarrationRoutes read what it skips: %+v", rs[0])
+	}
 	cs, err := st.FindClaims(context.Background(), athar.ClaimFilter{Predicate: "transmits", Object: "narration:r"})
 	if err != nil {
 		t.Fatal(err)
