@@ -104,15 +104,20 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 			out[i].Err = fmt.Errorf("%s: %w", op, err)
 			continue
 		}
-		ex := hadith.Extract(r, x)
-		merged, err := im.store.MergedInto(ctx, ex.IDs())
-		if err != nil {
-			out[i].Err = fmt.Errorf("%s: %w", op, err)
-			continue
+		var want []athar.Quad
+		if r.NoChains {
+			want = hadith.Compile(r, node)
+		} else {
+			ex := hadith.Extract(r, x)
+			merged, err := im.store.MergedInto(ctx, ex.IDs())
+			if err != nil {
+				out[i].Err = fmt.Errorf("%s: %w", op, err)
+				continue
+			}
+			x.Merged, x.Extraction = merged, ex
+			want = hadith.CompileWith(r, node, x)
+			x.Extraction = nil
 		}
-		x.Merged, x.Extraction = merged, ex
-		want := hadith.CompileWith(r, node, x)
-		x.Extraction = nil
 		have, err := im.store.NarrationQuads(ctx, r.Label())
 		if err != nil {
 			out[i].Err = fmt.Errorf("%s: %w", op, err)
