@@ -894,8 +894,10 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 	}
 	id, _ := athar.ParseIRI(iri)
 	a := athar.Attestation{ID: id, Claim: claim}
+	var label string
 	for _, q := range qs {
 		obj := fromValue(q.Object)
+		label = iriOf(q.Label)
 		switch iriOf(q.Predicate) {
 		case athar.PredNarration:
 			a.Narration, _ = athar.ParseIRI(obj.IRI)
@@ -912,7 +914,34 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 			a.Edition = obj.Literal
 		}
 	}
+	if a.Evidence == "" && a.HasSpan && a.Edition != "" && athar.IsCorpusLabel(label) {
+		// a corpus record's attestation gives no evidence: it is the passage of the
+		// edition's text the record holds (hadith.CompileWith)
+		ev, err := s.corpusPassage(ctx, label, a.Edition, a.Start, a.End)
+		if err != nil {
+			return athar.Attestation{}, err
+		}
+		a.Evidence = ev
+	}
 	return a, nil
+}
+
+// corpusPassage returns the passage [start, end) (code points) of the text of edition in
+// the corpus record labelled label (its node label/text/edition); "" when there is none.
+func (s *Store) corpusPassage(ctx context.Context, label, edition string, start, end int) (string, error) {
+	qs, err := s.out(ctx, label+"/text/"+edition)
+	if err != nil {
+		return "", err
+	}
+	for _, q := range qs {
+		if iriOf(q.Predicate) != athar.PredText || iriOf(q.Label) != label {
+			continue
+		}
+		if r := []rune(fromValue(q.Object).Literal); 0 <= start && start <= end && end <= len(r) {
+			return string(r[start:end]), nil
+		}
+	}
+	return "", nil
 }
 
 // FindClaims implements athar.Store.
