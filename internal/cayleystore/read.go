@@ -787,6 +787,11 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 		if err != nil {
 			return nil, fmt.Errorf("claims: %w", err)
 		}
+		for _, c := range out {
+			if err := s.corpusEvidence(ctx, c); err != nil {
+				return nil, fmt.Errorf("claims: %w", err)
+			}
+		}
 		return out, nil
 	}
 	for i, id := range ids {
@@ -834,7 +839,42 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 		c, err = rmClaim(tx, id)
 		return err
 	})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	if err := s.corpusEvidence(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// corpusEvidence gives the attestations of c that a corpus record makes, which store
+// their offsets but not their passage (hadith.CompileWith), the passage: the text of their
+// edition in the record, at the offsets. The read model's claim records hold what the
+// quads hold; Cayley's path does the same in attestation.
+func (s *Store) corpusEvidence(ctx context.Context, c *athar.Claim) error {
+	if c == nil {
+		return nil
+	}
+	for i := range c.Attestations {
+		a := &c.Attestations[i]
+		if a.Evidence != "" || !a.HasSpan || a.Edition == "" {
+			continue
+		}
+		qs, err := s.out(ctx, a.ID.IRI())
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			if label := iriOf(q.Label); athar.IsCorpusLabel(label) {
+				if a.Evidence, err = s.corpusPassage(ctx, label, a.Edition, a.Start, a.End); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim, error) {
