@@ -24,9 +24,13 @@ A narration document recording the same hadith-api number is the same narration.
 same files again changes nothing; a corrected file replaces exactly what changed. Give a
 collection's editions together: an edition given alone replaces the record with its text only.
 A bad hadith is reported by file, number and field, and the rest imports; exits 1 if anything
-was refused. See docs/corpus.md.`
+was refused. With its chains (the default), each record also holds the routes of its Arabic
+isnad, its narrator of record, the people they name and the entities and verses its texts
+mention; --chains=false leaves them out (and removes them from records stored with them).
+See docs/corpus.md.`
 	fs := newFlags(e, "corpus", "import [flags] FILE...", help)
 	wf := addWriteFlags(fs, e)
+	chains := fs.Bool("chains", true, "extract each hadith's chains, narrator of record and mentions (false: texts, references, chapter and gradings only)")
 	if len(args) == 0 || args[0] != "import" {
 		fs.Usage()
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -47,7 +51,7 @@ was refused. See docs/corpus.md.`
 	}
 	defer w.Close()
 	start := time.Now()
-	stats, err := corpusload.Run(ctx, w, fs.Args(), corpusload.Options{Report: e.stderr, Progress: corpusProgress(e.stderr)})
+	stats, err := corpusload.Run(ctx, w, fs.Args(), corpusload.Options{Report: e.stderr, Progress: corpusProgress(e.stderr), NoChains: !*chains})
 	fmt.Fprintf(e.stdout, "%d file(s), %d hadith(s): %d imported, %d unchanged, %d refused (%d quads added, %d removed) in %s%s\n",
 		stats.Files, stats.Records, stats.Imported, stats.Unchanged, stats.Refused, stats.QuadsAdded, stats.QuadsRemove,
 		time.Since(start).Round(time.Millisecond), w.Where())

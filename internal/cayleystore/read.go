@@ -850,6 +850,11 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 		if err != nil {
 			return nil, fmt.Errorf("claims: %w", err)
 		}
+		for _, c := range out {
+			if err := s.corpusEvidence(ctx, c); err != nil {
+				return nil, fmt.Errorf("claims: %w", err)
+			}
+		}
 		return out, nil
 	}
 	for i, id := range ids {
@@ -897,7 +902,42 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 		c, err = rmClaim(tx, id)
 		return err
 	})
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	if err := s.corpusEvidence(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// corpusEvidence gives the attestations of c that a corpus record makes, which store
+// their offsets but not their passage (hadith.CompileWith), the passage: the text of their
+// edition in the record, at the offsets. The read model's claim records hold what the
+// quads hold; Cayley's path does the same in attestation.
+func (s *Store) corpusEvidence(ctx context.Context, c *athar.Claim) error {
+	if c == nil {
+		return nil
+	}
+	for i := range c.Attestations {
+		a := &c.Attestations[i]
+		if a.Evidence != "" || !a.HasSpan || a.Edition == "" {
+			continue
+		}
+		qs, err := s.out(ctx, a.ID.IRI())
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			if label := iriOf(q.Label); athar.IsCorpusLabel(label) {
+				if a.Evidence, err = s.corpusPassage(ctx, label, a.Edition, a.Start, a.End); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim, error) {
@@ -957,8 +997,10 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 	}
 	id, _ := athar.ParseIRI(iri)
 	a := athar.Attestation{ID: id, Claim: claim}
+	var label string
 	for _, q := range qs {
 		obj := fromValue(q.Object)
+		label = iriOf(q.Label)
 		switch iriOf(q.Predicate) {
 		case athar.PredNarration:
 			a.Narration, _ = athar.ParseIRI(obj.IRI)
@@ -975,7 +1017,34 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 			a.Edition = obj.Literal
 		}
 	}
+	if a.Evidence == "" && a.HasSpan && a.Edition != "" && athar.IsCorpusLabel(label) {
+		// a corpus record's attestation gives no evidence: it is the passage of the
+		// edition's text the record holds (hadith.CompileWith)
+		ev, err := s.corpusPassage(ctx, label, a.Edition, a.Start, a.End)
+		if err != nil {
+			return athar.Attestation{}, err
+		}
+		a.Evidence = ev
+	}
 	return a, nil
+}
+
+// corpusPassage returns the passage [start, end) (code points) of the text of edition in
+// the corpus record labelled label (its node label/text/edition); "" when there is none.
+func (s *Store) corpusPassage(ctx context.Context, label, edition string, start, end int) (string, error) {
+	qs, err := s.out(ctx, label+"/text/"+edition)
+	if err != nil {
+		return "", err
+	}
+	for _, q := range qs {
+		if iriOf(q.Predicate) != athar.PredText || iriOf(q.Label) != label {
+			continue
+		}
+		if r := []rune(fromValue(q.Object).Literal); 0 <= start && start <= end && end <= len(r) {
+			return string(r[start:end]), nil
+		}
+	}
+	return "", nil
 }
 
 // FindClaims implements athar.Store.

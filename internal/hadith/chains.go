@@ -343,10 +343,14 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 	}
 	for ri, route := range ex.Routes {
 		for i, l := range route {
+			// no rdf:type (vocab#chainLink says what the node is), and no vocab#route on
+			// the first route's links (a record's link without one is on route 1: the
+			// reader tells a record's links from a document's by their IRI)
 			link := fmt.Sprintf("%sroute/%d/%d", base, ri+1, i+1)
 			e.iri(n, athar.PredChainLink, link)
-			e.iri(link, athar.RDFType, athar.ClassChainLink)
-			e.lit(link, athar.PredRoute, athar.IntTerm(ri+1))
+			if ri > 0 {
+				e.lit(link, athar.PredRoute, athar.IntTerm(ri+1))
+			}
 			e.lit(link, athar.PredPosition, athar.IntTerm(i+1))
 			e.iri(link, athar.PredNarrator, x.merged(l.ID).IRI())
 			if l.Start >= 0 { // the name as written is the Arabic text at [start, end)
@@ -410,7 +414,10 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 
 // claim emits a claim (subject predicate narration) with its attestation by the
 // narration, as narration documents do (narration.Compile), the evidence being the
-// passage l was read from (none when it was read from another hadith's text).
+// passage l was read from (none when it was read from another hadith's text). Unlike a
+// document's, the attestation carries no rdf:type (vocab#claim says what it is) and no
+// vocab#evidence: its passage is the edition's text at [start, end), which the record
+// holds, and the store reads it from there (Attestation.Evidence).
 func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLink) {
 	obj := athar.IRITerm(narration.IRI())
 	s := subject.IRI()
@@ -427,11 +434,9 @@ func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLin
 		start, end = l.Start, l.End
 	}
 	ai := athar.AttestationID(id, narration, start, end).IRI()
-	e.iri(ai, athar.RDFType, athar.ClassAttestation)
 	e.iri(ai, athar.PredClaim, ci)
 	e.iri(ai, athar.PredNarration, narration.IRI())
 	if l.Start >= 0 {
-		e.lit(ai, athar.PredEvidence, athar.StringTerm(l.Written))
 		e.lit(ai, athar.PredStart, athar.IntTerm(l.Start))
 		e.lit(ai, athar.PredEnd, athar.IntTerm(l.End))
 		e.lit(ai, athar.PredEdition, athar.StringTerm(l.Edition))

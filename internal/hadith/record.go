@@ -27,6 +27,12 @@ type Record struct {
 	// when the record is imported without the hadith before it (a one-hadith file): the
 	// chain is then only what its own text gives.
 	Previous []isnad.Route `json:",omitempty"`
+	// NoChains leaves out what the texts say about their transmission and what they name
+	// (Extract): the record is compiled as Compile compiles it, without chains, narrator
+	// of record, people created from names or mentions, and replaces a record stored with
+	// them. Set by `athar corpus import --chains=false`, to measure what extraction costs;
+	// carried in the log entry so that every replica compiles the same.
+	NoChains bool `json:",omitempty"`
 }
 
 // Text is one edition's text of a hadith.

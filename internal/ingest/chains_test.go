@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -67,6 +68,35 @@ func TestCorpusChainsWithSeeds(t *testing.T) {
 	cs, err := st.FindClaims(ctx, athar.ClaimFilter{Subject: "person:al-zuhri", Predicate: "transmits"})
 	if err != nil || len(cs) < 3 {
 		t.Fatalf("al-Zuhri transmits %d: %v", len(cs), err)
+	}
+	// A record's attestation stores offsets, not the passage: the store reads it from the
+	// edition's text, the name as written.
+	texts := map[string]string{}
+	for _, r := range recs {
+		for _, tx := range r.Texts {
+			texts[r.Key()+" "+tx.Edition] = tx.Text
+		}
+	}
+	passages := 0
+	for _, c := range cs {
+		for _, a := range c.Attestations {
+			key, ok := strings.CutPrefix(string(a.Narration), "narration:")
+			if !ok || !a.HasSpan {
+				continue
+			}
+			passages++
+			txt, ok := texts[key+" "+a.Edition]
+			if !ok {
+				t.Errorf("%s: attestation by %s names edition %q", c.ID, a.Narration, a.Edition)
+				continue
+			}
+			if r := []rune(txt); a.Evidence == "" || a.End > len(r) || string(r[a.Start:a.End]) != a.Evidence {
+				t.Errorf("%s: attestation by %s: evidence %q at [%d,%d) of %s", c.ID, a.Narration, a.Evidence, a.Start, a.End, a.Edition)
+			}
+		}
+	}
+	if passages == 0 {
+		t.Errorf("no attestation of al-Zuhri's transmits claims gives a passage")
 	}
 }
 

@@ -31,6 +31,9 @@ type Options struct {
 	Progress func(collection string, done, total int)
 	// Batch is how many records go to the writer at once (default 2,000).
 	Batch int
+	// NoChains imports the records without what their texts say about their
+	// transmission and what they name (hadith.Record.NoChains).
+	NoChains bool
 }
 
 // Stats count what a run did.
@@ -110,6 +113,10 @@ func Run(ctx context.Context, w Writer, paths []string, opts Options) (Stats, er
 		// by number): each record carries its predecessor's routes, themselves joined.
 		var prev []isnad.Route
 		for i := range recs {
+			if opts.NoChains {
+				recs[i].NoChains = true
+				continue
+			}
 			recs[i].Previous = prev
 			prev, _, _ = hadith.Routes(&recs[i])
 		}

@@ -86,3 +86,41 @@ func TestRunGivesThePreviousRoutes(t *testing.T) {
 		}
 	}
 }
+
+// NoChains imports the records without their chains, narrators and mentions (the
+// baseline of what extraction costs), and importing them with chains again adds them back.
+func TestRunWithoutChains(t *testing.T) {
+	st, err := cayleystore.Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w := ingest.NewLocal(st, schema.Vocabulary())
+	paths, _ := filepath.Glob("../../hadithapi/testdata/corpus/*.json")
+	ctx := context.Background()
+	links := func() int {
+		qs, err := st.NarrationQuads(ctx, hadith.LabelOf("muslim-4588"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, q := range qs {
+			if strings.HasSuffix(q.Predicate, "#chainLink") || strings.HasSuffix(q.Predicate, "#transmits") {
+				n++
+			}
+		}
+		return n
+	}
+	if s, err := corpusload.Run(ctx, w, paths, corpusload.Options{NoChains: true}); err != nil || s.Imported != 26 {
+		t.Fatalf("without chains: %+v %v", s, err)
+	}
+	if n := links(); n != 0 {
+		t.Errorf("without chains, muslim-4588 holds %d chain quads", n)
+	}
+	if s, err := corpusload.Run(ctx, w, paths, corpusload.Options{}); err != nil || s.Imported != 26 {
+		t.Fatalf("with chains: %+v %v", s, err)
+	}
+	if n := links(); n == 0 {
+		t.Errorf("with chains, muslim-4588 holds no chain quads")
+	}
+}
