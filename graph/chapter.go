@@ -142,7 +142,7 @@ func (r *Resolver) corpusNarration(ctx context.Context, id athar.ID) (athar.ID, 
 // narrationList loads the narrations of a list field: their summaries when the field asks
 // for nothing more (Person.narrated(first: 20) { id }), else whole; absent ones left out.
 func (r *Resolver) narrationList(ctx context.Context, ids []athar.ID) ([]*model.Narration, error) {
-	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil || !summaryOnly(graphql.GetOperationContext(ctx), graphql.GetFieldContext(ctx).Field.Selections) {
+	if !asksSummaryOnly(ctx) {
 		return r.narrations(ctx, ids)
 	}
 	sums, err := r.store.NarrationSummaries(ctx, ids)
@@ -156,6 +156,13 @@ func (r *Resolver) narrationList(ctx context.Context, ids []athar.ID) ([]*model.
 		}
 	}
 	return out, nil
+}
+
+// asksSummaryOnly reports whether the field being resolved asks of the narrations it gives
+// only what their summaries answer (false outside a GraphQL request).
+func asksSummaryOnly(ctx context.Context) bool {
+	return graphql.HasOperationContext(ctx) && graphql.GetFieldContext(ctx) != nil &&
+		summaryOnly(graphql.GetOperationContext(ctx), graphql.GetFieldContext(ctx).Field.Selections)
 }
 
 // summaryOnly reports whether a selection of a Narration asks only for what its summary

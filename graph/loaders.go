@@ -16,7 +16,10 @@ import (
 type loaders struct {
 	entity    *dataloadgen.Loader[athar.ID, *athar.Entity]
 	narration *dataloadgen.Loader[athar.ID, *athar.Narration]
-	claim     *dataloadgen.Loader[athar.ID, *athar.Claim]
+	// narrationSummary loads what Store.NarrationSummaries gives: for a narration shown by
+	// its id and title only (a claim's object, a list of narrations).
+	narrationSummary *dataloadgen.Loader[athar.ID, *athar.Narration]
+	claim            *dataloadgen.Loader[athar.ID, *athar.Claim]
 	// about gives the claims with the entity as subject or object, as references (no
 	// attestations): a list of entities costs one store call, and a page of claims then
 	// loads only its own claims through the claim loader.
@@ -41,6 +44,10 @@ func newLoaders(st reader) *loaders {
 		narration: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Narration, []error) {
 			ns, err := st.Narrations(ctx, ids)
 			return ns, batchErr(err, "load narrations")
+		}, opt),
+		narrationSummary: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Narration, []error) {
+			ns, err := st.NarrationSummaries(ctx, ids)
+			return ns, batchErr(err, "load narration summaries")
 		}, opt),
 		claim: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Claim, []error) {
 			cs, err := st.Claims(ctx, ids)

@@ -154,7 +154,13 @@ func (r *Resolver) entities(ctx context.Context, ids []athar.ID) ([]model.Entity
 		}
 	}
 	entityThunk := l.entity.LoadAllThunk(ctx, plain)
-	narrationThunk := l.narration.LoadAllThunk(ctx, narrations)
+	narrationLoader := l.narration
+	if len(narrations) > 0 && asksSummaryOnly(ctx) {
+		// A narration shown by its id and title (a claim's object { id name }): its
+		// summary, not the narration whole with its texts, references and chain.
+		narrationLoader = l.narrationSummary
+	}
+	narrationThunk := narrationLoader.LoadAllThunk(ctx, narrations)
 	es, err := entityThunk()
 	if err != nil {
 		return nil, err
