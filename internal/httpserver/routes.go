@@ -147,6 +147,12 @@ func exportHandler(cfg Config) gin.HandlerFunc {
 		}
 		sg, err := export.Select(ctx, cfg.Store, opts)
 		if err != nil {
+			if ctx.Err() == context.DeadlineExceeded && c.Request.Context().Err() == nil {
+				// The bound passed before the first byte: nothing was sent, so say so
+				// plainly (retryable) rather than as an internal error.
+				c.Header("Retry-After", "10")
+				err = athar.E("export", athar.Unavailable, "the export did not start within its bound (%v, ExportMaxDuration): the server is busy or the selection is too large; retry later or select less (root, depth, narration)", cfg.ExportMaxDuration)
+			}
 			writeError(c, err)
 			return
 		}
