@@ -39,7 +39,7 @@ fi
 # (within a second): it runs alone, after the rest, so that other packages' tests running
 # beside it on a small machine cannot be what it measures.
 abuse='^TestServeBoundedUnderAbuse$'
-# cmd/athar drives the real binary end to end (loads, kills, servers): about 5 minutes under
-# -race on 2 cores, so Go's default 10-minute bound per package is too close on a busy machine.
+# cmd/athar drives the real binary end to end (loads, kills, browsers, servers): minutes under
+# -race on 2 cores (9 with a benchmark beside it), too close to Go's default 10-minute bound.
 go test -race -count=1 -timeout 25m -skip "$abuse" ./...
 go test -race -count=1 -run "$abuse" ./cmd/athar
