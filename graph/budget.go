@@ -164,8 +164,8 @@ type budget struct {
 // room left is stopped (UNAVAILABLE, retryable) instead of pushing the others out.
 type room struct {
 	gate *costGate
-	mu   sync.Mutex
-	held int // what this request holds of the gate
+	mu   sync.Mutex   // serialises taking more
+	held atomic.Int64 // what this request holds of the gate
 }
 
 // roomChunk is how much more room a request takes at a time.
@@ -173,13 +173,16 @@ const roomChunk = 1000
 
 // grow makes sure the request holds room for resolved fields.
 func (r *room) grow(resolved int) bool {
+	if int64(resolved) <= r.held.Load() {
+		return true // the common case, once per field: no lock
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for resolved > r.held {
+	for int64(resolved) > r.held.Load() {
 		if !r.gate.tryAcquire(roomChunk) {
 			return false
 		}
-		r.held += roomChunk
+		r.held.Add(roomChunk)
 	}
 	return true
 }
@@ -282,8 +285,9 @@ func (l requestBudget) InterceptOperation(ctx context.Context, next graphql.Oper
 			return &graphql.Response{Errors: gqlerror.List{codedError(CodeUnavailable,
 				"the server is busy: the queries running now already cost up to %d, the most it runs at once, and this one %d; retry shortly", l.gate.capacity, cost)}}
 		}
-		r := &room{gate: l.gate, held: cost}
-		defer func() { l.gate.release(r.held) }()
+		r := &room{gate: l.gate}
+		r.held.Store(int64(cost))
+		defer func() { l.gate.release(int(r.held.Load())) }()
 		return respond(context.WithValue(ctx, roomKey{}, r))
 	}
 }
