@@ -111,6 +111,16 @@ func TestReadModelRoutes(t *testing.T) {
 				if !reflect.DeepEqual(routes, want) {
 					t.Fatalf("routes %q, want %q", routes, want)
 				}
+				st.mu.Lock()
+				st.rmStale = true // reads go to Cayley's indexes
+				st.mu.Unlock()
+				stale, err := st.NarrationRoutes(ctx, ids)
+				st.mu.Lock()
+				st.rmStale = false
+				st.mu.Unlock()
+				if err != nil || !reflect.DeepEqual(stale, got) {
+					t.Fatalf("stale read model: %+v, %v; in step %+v", stale, err, got)
+				}
 			}
 			if err := st.Apply(ctx, routesBase...); err != nil {
 				t.Fatal(err)
