@@ -1265,6 +1265,46 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 		}
 	}
 	CheckPagedLists(t, st, step)
+	checkRoutes(t, st, step)
+}
+
+// checkRoutes compares NarrationRoutes with the same fields of Narrations, for the random
+// writes' narrations and an absent one.
+func checkRoutes(t *testing.T, st athar.Store, step int) {
+	t.Helper()
+	ctx := context.Background()
+	ids := []athar.ID{"narration:absent"}
+	for i := range 6 {
+		ids = append(ids, athar.ID(fmt.Sprintf("narration:r%d", i)))
+	}
+	whole, err := st.Narrations(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := st.NarrationRoutes(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Routes, Chain, MoreRoutes, RecordRoutes any
+		Narrator                                athar.ID
+		Corpus                                  string
+	}
+	of := func(n *athar.Narration) *view {
+		if n == nil {
+			return nil
+		}
+		v := &view{Routes: n.Routes(), Chain: n.Chain, MoreRoutes: n.MoreRoutes, RecordRoutes: n.RecordRoutes, Narrator: n.Narrator, Corpus: n.Corpus}
+		if len(n.MoreRoutes) == 0 {
+			v.MoreRoutes = [][]athar.ID(nil)
+		}
+		return v
+	}
+	for i, id := range ids {
+		if w, g := of(whole[i]), of(routes[i]); !reflect.DeepEqual(g, w) {
+			t.Fatalf("step %d: NarrationRoutes(%s) = %+v, Narrations gives %+v", step, id, g, w)
+		}
+	}
 }
 
 // CheckPagedLists compares the entity ids PageEntities gives, page by page, with EntityIDs,
