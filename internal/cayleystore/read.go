@@ -524,23 +524,6 @@ func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*atha
 	return out, nil
 }
 
-// NarrationRoutes implements athar.Store.
-func (s *Store) NarrationRoutes(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
-	if err := s.rlockFor(ctx); err != nil {
-		return nil, err
-	}
-	defer s.mu.RUnlock()
-	out := make([]*athar.Narration, len(ids))
-	for i, id := range ids {
-		n, err := s.narrationWith(ctx, id, false)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = n
-	}
-	return out, nil
-}
-
 type positioned struct {
 	pos  int
 	node string

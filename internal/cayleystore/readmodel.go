@@ -47,7 +47,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmRoutesBucket}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -354,6 +354,9 @@ func (s *Store) rebuildReadModel(ctx context.Context) error {
 			err = rmApply(mem, q, true)
 		}
 	}
+	if err == nil {
+		err = s.routesRebuild(ctx, qs, mem)
+	}
 	qs = nil
 	const rmChunk = 100000
 	for _, b := range rmBuckets {
@@ -410,6 +413,9 @@ func (s *Store) CheckReadModel(ctx context.Context) error {
 		if err := rmApply(want, q, true); err != nil {
 			return fmt.Errorf("read model: check: %w", err)
 		}
+	}
+	if err := s.routesRebuild(ctx, qs, want); err != nil {
+		return fmt.Errorf("read model: check: %w", err)
 	}
 	var diffs []string
 	err = s.man.view(func(tx manifestTx) error {

@@ -28,10 +28,132 @@ func dumpReadModel(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// routesBase is two narrations with routes, one a document's (a chain, a further route, a
+// narrator) and one a corpus record's; routesChange rewrites a link's narrator (as a merge
+// does) and adds a link to the record's route.
+var routesBase, routesChange = func() ([]athar.Changeset, []athar.Changeset) {
+	q := func(label, s, p string, o athar.Term) athar.Quad {
+		return athar.Quad{Subject: s, Predicate: p, Object: o, Label: label}
+	}
+	n7, n8 := athar.ID("narration:n7").IRI(), athar.ID("narration:n8").IRI()
+	rec := athar.Base + athar.CorpusPrefix + "/k8"
+	c1, r2 := athar.Base+"chain/n7/1", athar.Base+"route/n7/2/1"
+	l1, l2 := rec+"/route/1/1", rec+"/route/1/2"
+	person := func(p string) athar.Term { return athar.IRITerm(athar.ID(p).IRI()) }
+	base := []athar.Changeset{
+		{Narration: "narration:n7", Add: []athar.Quad{
+			q(n7, n7, athar.RDFType, athar.IRITerm(athar.TypeNarration.IRI())),
+			q(n7, n7, athar.PredChainLink, athar.IRITerm(c1)),
+			q(n7, c1, athar.PredPosition, athar.IntTerm(1)),
+			q(n7, c1, athar.PredNarrator, person("person:a")),
+			q(n7, n7, athar.PredChainLink, athar.IRITerm(r2)),
+			q(n7, r2, athar.PredRoute, athar.IntTerm(2)),
+			q(n7, r2, athar.PredPosition, athar.IntTerm(1)),
+			q(n7, r2, athar.PredNarrator, person("person:b")),
+			q(n7, athar.ID("person:b").IRI(), predNarrates, athar.IRITerm(n7)),
+		}},
+		{Add: []athar.Quad{
+			q(rec, n8, athar.RDFType, athar.IRITerm(athar.TypeNarration.IRI())),
+			q(rec, n8, athar.PredCorpusRecord, athar.IRITerm(rec)),
+			q(rec, n8, athar.PredChainLink, athar.IRITerm(l1)),
+			q(rec, l1, athar.PredPosition, athar.IntTerm(1)),
+			q(rec, l1, athar.PredNarrator, person("person:a")),
+		}},
+	}
+	change := []athar.Changeset{
+		{Narration: "narration:n7",
+			Remove: []athar.Quad{q(n7, c1, athar.PredNarrator, person("person:a"))},
+			Add:    []athar.Quad{q(n7, c1, athar.PredNarrator, person("person:d"))}},
+		{Add: []athar.Quad{
+			q(rec, n8, athar.PredChainLink, athar.IRITerm(l2)),
+			q(rec, l2, athar.PredPosition, athar.IntTerm(2)),
+			q(rec, l2, athar.PredNarrator, person("person:b")),
+		}},
+	}
+	return base, change
+}()
+
+// TestReadModelRoutes: the routes the read model keeps for the fixture are Cayley's, and
+// change with it.
+func TestReadModelRoutes(t *testing.T) {
+	ctx := context.Background()
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
+			st, err := Open(spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			ids := []athar.ID{"narration:n7", "narration:n8", "narration:absent", "person:a"}
+			check := func(want [][]string) {
+				t.Helper()
+				got, err := st.NarrationRoutes(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromCayley, err := st.NarrationRoutesFromCayley(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, fromCayley) {
+					t.Fatalf("read model %+v, Cayley %+v", got, fromCayley)
+				}
+				if got[2] != nil || got[3] != nil {
+					t.Fatalf("routes of an absent narration and of a person: %+v", got[2:])
+				}
+				var routes [][]string
+				for _, n := range got[:2] {
+					if n == nil {
+						t.Fatalf("no routes: %+v", got)
+					}
+					routes = append(routes, []string{fmt.Sprint(n.Routes()), fmt.Sprint(n.RecordRoutes), string(n.Corpus)})
+				}
+				if !reflect.DeepEqual(routes, want) {
+					t.Fatalf("routes %q, want %q", routes, want)
+				}
+				st.mu.Lock()
+				st.rmStale = true // reads go to Cayley's indexes
+				st.mu.Unlock()
+				stale, err := st.NarrationRoutes(ctx, ids)
+				st.mu.Lock()
+				st.rmStale = false
+				st.mu.Unlock()
+				if err != nil || !reflect.DeepEqual(stale, got) {
+					t.Fatalf("stale read model: %+v, %v; in step %+v", stale, err, got)
+				}
+			}
+			if err := st.Apply(ctx, routesBase...); err != nil {
+				t.Fatal(err)
+			}
+			check([][]string{{"[[person:a person:b] [person:b]]", "[]", ""}, {"[[person:a]]", "[[person:a]]", "k8"}})
+			if err := st.Apply(ctx, routesChange...); err != nil {
+				t.Fatal(err)
+			}
+			check([][]string{{"[[person:d person:b] [person:b]]", "[]", ""}, {"[[person:a person:b]]", "[[person:a person:b]]", "k8"}})
+			if err := st.CheckReadModel(ctx); err != nil {
+				t.Fatal(err)
+			}
+			// Deleting a narration deletes its row.
+			if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n7", Remove: append(append([]athar.Quad{}, routesBase[0].Add...), routesChange[0].Add...)}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := st.NarrationRoutes(ctx, ids[:1])
+			if err != nil || got[0] != nil {
+				t.Fatalf("routes of a deleted narration: %+v, %v", got, err)
+			}
+			if err := st.CheckReadModel(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestReadModelIsRebuiltAtOpen breaks the read model as a crash, an older store or a cut
 // rebuild would, and checks that Open restores the very rows and counts Apply keeps.
 func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 	ctx := context.Background()
+	fixtureBase := append(append([]athar.Changeset{}, fixtureBase...), routesBase...)
+	fixtureChange := append(append([]athar.Changeset{}, fixtureChange...), routesChange...)
 	inStep := t.TempDir()
 	st := openBbolt(t, inStep)
 	if err := st.Apply(ctx, fixtureBase...); err != nil {
@@ -44,6 +166,9 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 	want := dumpReadModel(t, inStep)
 	if len(want) == 0 {
 		t.Fatal("Apply kept no read model")
+	}
+	if want[rmRoutesBucket+"|narration:n8"] == "" {
+		t.Fatal("Apply kept no routes")
 	}
 	cases := []struct {
 		name   string
@@ -79,6 +204,13 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 			}
 			st.Close()
 			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmAdjBucket)) })
+		}},
+		{"store made before the routes", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmRoutesBucket)) })
 		}},
 		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
 			if err := st.Apply(ctx, fixtureChange...); err != nil {
@@ -123,6 +255,9 @@ func TestCheckReadModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := st.Apply(ctx, fixtureChange...); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, routesBase...); err != nil {
 		t.Fatal(err)
 	}
 	// A claim node and its attestation, for the claim records, and a name for the entity
@@ -202,6 +337,12 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 			defer st.Close()
 			ctx := context.Background()
 			ids := storetest.RandomIDs
+			withRoutes := 0
+			defer func() {
+				if withRoutes == 0 {
+					t.Error("no narration of the random writes had routes")
+				}
+			}()
 			storetest.RandomWrites(t, st, 60, func(step int) {
 				fromModel, err := st.Entities(ctx, ids)
 				if err != nil {
@@ -259,6 +400,32 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 					sortEdges(between)
 					out["between"] = between
 					return out
+				}
+				// Every narration's routes, from its row and from Cayley's quads.
+				nids := []athar.ID{"narration:absent"}
+				for i := range 6 {
+					nids = append(nids, athar.ID(fmt.Sprintf("narration:r%d", i)))
+				}
+				routes, err := st.NarrationRoutes(ctx, nids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				routesFromCayley, err := st.NarrationRoutesFromCayley(ctx, nids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, id := range nids {
+					if !reflect.DeepEqual(routes[i], routesFromCayley[i]) {
+						t.Fatalf("step %d: routes of %s: read model %+v, Cayley %+v", step, id, routes[i], routesFromCayley[i])
+					}
+					if routes[i] != nil && len(routes[i].Routes()) > 0 {
+						withRoutes++
+					}
+				}
+				if step%10 == 9 {
+					if err := st.CheckReadModel(ctx); err != nil {
+						t.Fatalf("step %d: %v", step, err)
+					}
 				}
 				fromAdj := adjacency()
 				st.mu.Lock()

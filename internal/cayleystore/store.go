@@ -249,10 +249,17 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	var rm func(manifestTx) error
 	if !s.rmStale {
 		put, del, err := s.rmChange(wctx, change)
+		var routes map[athar.ID][]byte
+		if err == nil {
+			routes, err = s.routesChange(wctx, change)
+		}
 		if err != nil {
 			s.rmStale = true
 		} else {
 			rm = func(tx manifestTx) error {
+				if err := routesPut(tx, routes); err != nil {
+					return err
+				}
 				for _, q := range del {
 					if err := rmApply(tx, q, false); err != nil {
 						return err

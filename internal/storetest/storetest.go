@@ -1063,6 +1063,33 @@ func randomDoc(n, v int) string {
 		}
 		gradings = append(gradings, g+"}")
 	}
+	// A chain, further routes and a narrator of the four persons, or none: the read model
+	// keeps each narration's routes, and a merge rewrites them.
+	var routes string
+	if rnd.IntN(3) > 0 {
+		person := func() string {
+			p := fmt.Sprintf("person:p%d", rnd.IntN(4))
+			used[p] = "Person"
+			return p
+		}
+		chain := func() string {
+			var ps []string
+			for range 1 + rnd.IntN(3) {
+				ps = append(ps, person())
+			}
+			return "[" + strings.Join(ps, ", ") + "]"
+		}
+		routes = "  chain: " + chain() + "\n"
+		if k := rnd.IntN(3); k > 0 {
+			routes += "  routes:\n"
+			for range k {
+				routes += "    - " + chain() + "\n"
+			}
+		}
+		if rnd.IntN(2) == 0 {
+			routes += "  narrator: " + person() + "\n"
+		}
+	}
 	ids := make([]string, 0, len(used))
 	for id := range used {
 		ids = append(ids, id)
@@ -1072,8 +1099,8 @@ func randomDoc(n, v int) string {
 	for _, id := range ids {
 		ents = append(ents, fmt.Sprintf(`  - {id: %s, type: %s, name: "%s"}`, id, used[id], strings.ToUpper(id[strings.Index(id, ":")+1:])))
 	}
-	doc := fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d\n  references: [{collection: Rand, number: \"%d\"}]\n  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
-		n, n, n, strings.Join(text, ". "), strings.Join(ents, "\n"), strings.Join(claims, "\n"))
+	doc := fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d\n  references: [{collection: Rand, number: \"%d\"}]\n%s  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
+		n, n, n, routes, strings.Join(text, ". "), strings.Join(ents, "\n"), strings.Join(claims, "\n"))
 	if len(gradings) > 0 {
 		doc += "gradings:\n" + strings.Join(gradings, "\n") + "\n"
 	}
@@ -1238,6 +1265,46 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 		}
 	}
 	CheckPagedLists(t, st, step)
+	checkRoutes(t, st, step)
+}
+
+// checkRoutes compares NarrationRoutes with the same fields of Narrations, for the random
+// writes' narrations and an absent one.
+func checkRoutes(t *testing.T, st athar.Store, step int) {
+	t.Helper()
+	ctx := context.Background()
+	ids := []athar.ID{"narration:absent"}
+	for i := range 6 {
+		ids = append(ids, athar.ID(fmt.Sprintf("narration:r%d", i)))
+	}
+	whole, err := st.Narrations(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := st.NarrationRoutes(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Routes, Chain, MoreRoutes, RecordRoutes any
+		Narrator                                athar.ID
+		Corpus                                  string
+	}
+	of := func(n *athar.Narration) *view {
+		if n == nil {
+			return nil
+		}
+		v := &view{Routes: n.Routes(), Chain: n.Chain, MoreRoutes: n.MoreRoutes, RecordRoutes: n.RecordRoutes, Narrator: n.Narrator, Corpus: n.Corpus}
+		if len(n.MoreRoutes) == 0 {
+			v.MoreRoutes = [][]athar.ID(nil)
+		}
+		return v
+	}
+	for i, id := range ids {
+		if w, g := of(whole[i]), of(routes[i]); !reflect.DeepEqual(g, w) {
+			t.Fatalf("step %d: NarrationRoutes(%s) = %+v, Narrations gives %+v", step, id, g, w)
+		}
+	}
 }
 
 // CheckPagedLists compares the entity ids PageEntities gives, page by page, with EntityIDs,
