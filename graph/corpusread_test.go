@@ -292,6 +292,45 @@ func TestNarratedReadsSummaries(t *testing.T) {
 	}
 }
 
+// TestSearchHitsReadSummaries: searchTexts hits asking their narration's id and title read
+// summaries, give what whole narrations give, and read narrations whole when asked more.
+func TestSearchHitsReadSummaries(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newCorpusEnv(t, func(st athar.Store) athar.Store { cs.Store = st; return cs })
+	type hits struct {
+		SearchTexts struct {
+			Edges []struct {
+				Node struct {
+					Narration struct {
+						ID, Title  string
+						References []struct{ Number string }
+					}
+				}
+			}
+		}
+	}
+	var sum, whole hits
+	cs.reset()
+	e.query(t, `{ searchTexts(query: "prisoners", first: 20) { edges { node { narration { id title } } } } }`, nil, &sum)
+	if _, calls := cs.total(); calls["Narrations"] != 0 || calls["NarrationSummaries"] == 0 {
+		t.Errorf("ids and titles: %v, want NarrationSummaries and no Narrations", calls)
+	}
+	cs.reset()
+	e.query(t, `{ searchTexts(query: "prisoners", first: 20) { edges { node { narration { id title references { number } } } } } }`, nil, &whole)
+	if _, calls := cs.total(); calls["Narrations"] == 0 {
+		t.Errorf("with references: %v, want Narrations", calls)
+	}
+	if len(sum.SearchTexts.Edges) < 2 || len(sum.SearchTexts.Edges) != len(whole.SearchTexts.Edges) {
+		t.Fatalf("%d hits with summaries, %d whole", len(sum.SearchTexts.Edges), len(whole.SearchTexts.Edges))
+	}
+	for i, w := range whole.SearchTexts.Edges {
+		g := sum.SearchTexts.Edges[i].Node.Narration
+		if g.ID != w.Node.Narration.ID || g.Title != w.Node.Narration.Title || g.Title == "" {
+			t.Errorf("hit %d: summary %+v, whole %+v", i, g, w.Node.Narration)
+		}
+	}
+}
+
 // TestNarrationChapterFromItsRecord: a corpus narration's chapter, read from its own
 // record, is the chapter read from all of them.
 func TestNarrationChapterFromItsRecord(t *testing.T) {
