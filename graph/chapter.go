@@ -165,6 +165,24 @@ func asksSummaryOnly(ctx context.Context) bool {
 		summaryOnly(graphql.GetOperationContext(ctx), graphql.GetFieldContext(ctx).Field.Selections)
 }
 
+// nodesAskSummaryOnly reports whether the Subgraph field being resolved (neighbourhood,
+// shortestPath) asks of its nodes only what narrations' summaries answer: a depth-2
+// neighbourhood of Badr over the corpus holds some 120 narrations, which read whole (two
+// texts each, references, gradings, chain) were most of its time. False outside a
+// GraphQL request.
+func nodesAskSummaryOnly(ctx context.Context) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return false
+	}
+	op := graphql.GetOperationContext(ctx)
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name == "nodes" && !summaryOnly(op, f.Selections) {
+			return false
+		}
+	}
+	return true
+}
+
 // summaryOnly reports whether a selection of a Narration asks only for what its summary
 // gives.
 func summaryOnly(op *graphql.OperationContext, set ast.SelectionSet) bool {

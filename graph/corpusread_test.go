@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -328,6 +329,50 @@ func TestSearchHitsReadSummaries(t *testing.T) {
 		if g.ID != w.Node.Narration.ID || g.Title != w.Node.Narration.Title || g.Title == "" {
 			t.Errorf("hit %d: summary %+v, whole %+v", i, g, w.Node.Narration)
 		}
+	}
+}
+
+// TestSubgraphNodesReadSummaries: a neighbourhood or a path asking of its nodes only ids
+// and titles reads narrations as summaries, and gives the nodes and edges it gives when
+// it reads them whole.
+func TestSubgraphNodesReadSummaries(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newCorpusEnv(t, func(st athar.Store) athar.Store { cs.Store = st; return cs })
+	type subgraph struct {
+		Neighbourhood struct {
+			Nodes []struct {
+				ID, Name   string
+				References []struct{ Number string }
+			}
+			Edges []struct{ Source, Target, Predicate string }
+		}
+	}
+	var sum, whole subgraph
+	q := `{ neighbourhood(id: "person:umar-ibn-al-khattab", depth: 2, first: 100) { nodes { id name %s } edges { source target predicate } } }`
+	cs.reset()
+	e.query(t, fmt.Sprintf(q, ""), nil, &sum)
+	if _, calls := cs.total(); calls["Narrations"] != 0 || calls["NarrationSummaries"] == 0 {
+		t.Errorf("nodes by id and name: %v, want NarrationSummaries and no Narrations", calls)
+	}
+	cs.reset()
+	e.query(t, fmt.Sprintf(q, "... on Narration { references { number } }"), nil, &whole)
+	if _, calls := cs.total(); calls["Narrations"] == 0 {
+		t.Errorf("nodes with references: %v, want Narrations", calls)
+	}
+	narrations := 0
+	for _, n := range whole.Neighbourhood.Nodes {
+		if strings.HasPrefix(n.ID, "narration:") {
+			narrations++
+		}
+	}
+	if narrations < 2 {
+		t.Fatalf("the neighbourhood holds %d narrations: nothing to read as summaries", narrations)
+	}
+	for i := range whole.Neighbourhood.Nodes {
+		whole.Neighbourhood.Nodes[i].References = nil
+	}
+	if !reflect.DeepEqual(sum.Neighbourhood, whole.Neighbourhood) {
+		t.Errorf("summaries and whole narrations give different subgraphs:\n%+v\n%+v", sum.Neighbourhood, whole.Neighbourhood)
 	}
 }
 

@@ -312,7 +312,7 @@ func (r *queryResolver) walkOptions(predicates, exclude []string) (traverse.Opti
 
 // subgraph loads the nodes of sg; edges whose ends the graph does not define are dropped.
 func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*model.Subgraph, error) {
-	es, err := r.entities(ctx, sg.Nodes)
+	es, err := r.entitiesAs(ctx, sg.Nodes, nodesAskSummaryOnly(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +341,8 @@ func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*mo
 		}
 	}
 	if len(earlier) > 0 {
-		es, err := r.entities(ctx, earlier)
+		// Only whether they are defined: summaries answer that.
+		es, err := r.entitiesAs(ctx, earlier, true)
 		if err != nil {
 			return nil, err
 		}

@@ -144,6 +144,12 @@ func (r *Resolver) entity(ctx context.Context, id athar.ID) (model.Entity, error
 // every kind are loaded together, so that a list costs one Entities and one Narrations
 // call.
 func (r *Resolver) entities(ctx context.Context, ids []athar.ID) ([]model.Entity, error) {
+	return r.entitiesAs(ctx, ids, asksSummaryOnly(ctx))
+}
+
+// entitiesAs is entities, reading narrations as summaries when summaries is set: for a
+// field that shows them by id and title only, or to know which are defined.
+func (r *Resolver) entitiesAs(ctx context.Context, ids []athar.ID, summaries bool) ([]model.Entity, error) {
 	l := r.loaders(ctx)
 	var plain, narrations []athar.ID
 	for _, id := range ids {
@@ -155,7 +161,7 @@ func (r *Resolver) entities(ctx context.Context, ids []athar.ID) ([]model.Entity
 	}
 	entityThunk := l.entity.LoadAllThunk(ctx, plain)
 	narrationLoader := l.narration
-	if len(narrations) > 0 && asksSummaryOnly(ctx) {
+	if len(narrations) > 0 && summaries {
 		// A narration shown by its id and title (a claim's object { id name }): its
 		// summary, not the narration whole with its texts, references and chain.
 		narrationLoader = l.narrationSummary
