@@ -507,23 +507,6 @@ func (s *Store) Narrations(ctx context.Context, ids []athar.ID) ([]*athar.Narrat
 	return out, nil
 }
 
-// NarrationSummaries implements athar.Store.
-func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
-	if err := s.rlockFor(ctx); err != nil {
-		return nil, err
-	}
-	defer s.mu.RUnlock()
-	out := make([]*athar.Narration, len(ids))
-	for i, id := range ids {
-		n, _, err := s.narrationHead(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = n
-	}
-	return out, nil
-}
-
 type positioned struct {
 	pos  int
 	node string

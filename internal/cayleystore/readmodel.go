@@ -47,7 +47,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmRoutesBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {

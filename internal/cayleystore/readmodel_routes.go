@@ -1,14 +1,18 @@
 package cayleystore
 
-// Each narration's routes in the read model: what NarrationRoutes returns, in one Get.
+// Each narration's summary and routes in the read model: what NarrationSummaries and
+// NarrationRoutes return, in one Get.
 //
 // Read from Cayley, a narration's routes are its own quads, then the quads of every chain
 // link it points to, then the narrates quads pointing at it: an index scan and a lookup
 // per quad, some thirty per narration, and most of commonLink over a hundred narrations.
-// rmRoutesBucket keeps the result per narration:
+// Its summary (title, chapter, corpus record) is its own quads, some twenty-five for a
+// corpus hadith: most of a depth-2 neighbourhood or a page of search hits over the
+// corpus, which show a hundred narrations by id. rmNarrationBucket keeps both per
+// narration:
 //
-//	rmRoutesBucket  narration id -> corpus, narrator, chain, further routes, the record's
-//	                routes (encodeRoutes)
+//	rmNarrationBucket  narration id -> title, chapter, corpus, narrator, the record's
+//	                   routes, chain, further routes (encodeRoutes)
 //
 // A narration the graph defines has a row even when it gives no route and no narrator, so
 // that a missing row is an absent narration. Unlike the rows of the other buckets, a row
@@ -27,7 +31,7 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-const rmRoutesBucket = "athar.rm.routes"
+const rmNarrationBucket = "athar.rm.narration"
 
 // predNarrates is the predicate of the quad naming a narration's narrator.
 const predNarrates = athar.VocabBase + "narrates"
@@ -77,7 +81,9 @@ func sameIDs(a, b []athar.ID) bool {
 // chain and further routes from its corpus record (narrationWith): the row says so in one
 // byte rather than holding those routes twice.
 func encodeRoutes(n *athar.Narration) []byte {
-	b := appendStr(nil, n.Corpus)
+	b := appendStr(nil, n.Title)
+	b = appendStr(b, string(n.Chapter))
+	b = appendStr(b, n.Corpus)
 	b = appendStr(b, string(n.Narrator))
 	b = appendRoutes(b, n.RecordRoutes)
 	fromRecord := len(n.RecordRoutes) > 0 && sameIDs(n.Chain, n.RecordRoutes[0]) && len(n.MoreRoutes) == len(n.RecordRoutes)-1
@@ -92,7 +98,9 @@ func encodeRoutes(n *athar.Narration) []byte {
 	return appendRoutes(b, n.MoreRoutes)
 }
 
-func decodeRoutes(id athar.ID, b []byte) (*athar.Narration, error) {
+// decodeRoutes reads a row: the narration's routes (routesOnly), or with summary its
+// summary (id, title, chapter, corpus record).
+func decodeRoutes(id athar.ID, b []byte, summary bool) (*athar.Narration, error) {
 	ok := true
 	str := func() string {
 		s, rest, good := cutStr(b)
@@ -126,7 +134,14 @@ func decodeRoutes(id athar.ID, b []byte) (*athar.Narration, error) {
 		}
 		return out
 	}
+	title, chapter := str(), athar.ID(str())
 	n := &athar.Narration{ID: id, Corpus: str(), Narrator: athar.ID(str())}
+	if summary {
+		if !ok {
+			return nil, errCorruptRow
+		}
+		return &athar.Narration{ID: id, Title: title, Chapter: chapter, Corpus: n.Corpus}, nil
+	}
 	n.RecordRoutes = routes()
 	if !ok || len(b) == 0 {
 		return nil, errCorruptRow
@@ -169,7 +184,7 @@ func (s *Store) routesAffected(ctx context.Context, c *manifestChange) ([]athar.
 	nodes := map[string]bool{}
 	visit := func(q quad.Quad) {
 		switch iriOf(q.Predicate) {
-		case athar.RDFType, athar.PredChainLink, athar.PredCorpusRecord:
+		case athar.RDFType, athar.PredChainLink, athar.PredCorpusRecord, athar.RDFSLabel, athar.PredChapter:
 			if id, ok := narrationLabel(iriOf(q.Subject)); ok {
 				affected[id] = true
 			}
@@ -229,9 +244,9 @@ func routesPut(tx manifestTx, rows map[athar.ID][]byte) error {
 	for id, v := range rows {
 		var err error
 		if v == nil {
-			err = tx.del(rmRoutesBucket, string(id))
+			err = tx.del(rmNarrationBucket, string(id))
 		} else {
-			err = tx.put(rmRoutesBucket, string(id), v)
+			err = tx.put(rmNarrationBucket, string(id), v)
 		}
 		if err != nil {
 			return err
@@ -261,7 +276,7 @@ func (s *Store) routesRebuild(ctx context.Context, qs []quad.Quad, tx manifestTx
 			return fmt.Errorf("routes of %s: %w", id, err)
 		}
 		if v != nil {
-			if err := tx.put(rmRoutesBucket, string(id), v); err != nil {
+			if err := tx.put(rmNarrationBucket, string(id), v); err != nil {
 				return err
 			}
 		}
@@ -282,13 +297,13 @@ func (s *Store) NarrationRoutes(ctx context.Context, ids []athar.ID) ([]*athar.N
 	out := make([]*athar.Narration, len(ids))
 	err := s.man.view(func(tx manifestTx) error {
 		for i, id := range ids {
-			v := tx.get(rmRoutesBucket, string(id))
+			v := tx.get(rmNarrationBucket, string(id))
 			if v == nil {
 				continue
 			}
-			n, err := decodeRoutes(id, v)
+			n, err := decodeRoutes(id, v, false)
 			if err != nil {
-				return fmt.Errorf("%s %q: %w", rmRoutesBucket, id, err)
+				return fmt.Errorf("%s %q: %w", rmNarrationBucket, id, err)
 			}
 			out[i] = n
 		}
@@ -319,6 +334,63 @@ func (s *Store) narrationRoutesFromCayley(ctx context.Context, ids []athar.ID) (
 			return nil, err
 		}
 		out[i] = routesOnly(n)
+	}
+	return out, nil
+}
+
+// NarrationSummaries implements athar.Store: one Get per narration in the read model;
+// while the read model is stale, each narration's own quads from Cayley.
+func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	if s.rmStale {
+		return s.narrationSummariesFromCayley(ctx, ids)
+	}
+	out := make([]*athar.Narration, len(ids))
+	err := s.man.view(func(tx manifestTx) error {
+		for i, id := range ids {
+			v := tx.get(rmNarrationBucket, string(id))
+			if v == nil {
+				continue
+			}
+			n, err := decodeRoutes(id, v, true)
+			if err != nil {
+				return fmt.Errorf("%s %q: %w", rmNarrationBucket, id, err)
+			}
+			out[i] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("narration summaries: %w", err)
+	}
+	return out, nil
+}
+
+// NarrationSummariesFromCayley reads summaries as NarrationSummaries does, from Cayley's
+// quads only: what the read model's rows are checked against.
+func (s *Store) NarrationSummariesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	return s.narrationSummariesFromCayley(ctx, ids)
+}
+
+// narrationSummariesFromCayley: callers hold the read lock.
+func (s *Store) narrationSummariesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	out := make([]*athar.Narration, len(ids))
+	for i, id := range ids {
+		n, _, err := s.narrationHead(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			n = &athar.Narration{ID: n.ID, Title: n.Title, Chapter: n.Chapter, Corpus: n.Corpus}
+		}
+		out[i] = n
 	}
 	return out, nil
 }

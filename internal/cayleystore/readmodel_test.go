@@ -167,7 +167,7 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 	if len(want) == 0 {
 		t.Fatal("Apply kept no read model")
 	}
-	if want[rmRoutesBucket+"|narration:n8"] == "" {
+	if want[rmNarrationBucket+"|narration:n8"] == "" {
 		t.Fatal("Apply kept no routes")
 	}
 	cases := []struct {
@@ -210,7 +210,7 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmRoutesBucket)) })
+			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmNarrationBucket)) })
 		}},
 		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
 			if err := st.Apply(ctx, fixtureChange...); err != nil {
@@ -413,6 +413,19 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 				routesFromCayley, err := st.NarrationRoutesFromCayley(ctx, nids)
 				if err != nil {
 					t.Fatal(err)
+				}
+				sums, err := st.NarrationSummaries(ctx, nids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sumsFromCayley, err := st.NarrationSummariesFromCayley(ctx, nids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, id := range nids {
+					if !reflect.DeepEqual(sums[i], sumsFromCayley[i]) {
+						t.Fatalf("step %d: summary of %s: read model %+v, Cayley %+v", step, id, sums[i], sumsFromCayley[i])
+					}
 				}
 				for i, id := range nids {
 					if !reflect.DeepEqual(routes[i], routesFromCayley[i]) {

@@ -1099,8 +1099,9 @@ func randomDoc(n, v int) string {
 	for _, id := range ids {
 		ents = append(ents, fmt.Sprintf(`  - {id: %s, type: %s, name: "%s"}`, id, used[id], strings.ToUpper(id[strings.Index(id, ":")+1:])))
 	}
-	doc := fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d\n  references: [{collection: Rand, number: \"%d\"}]\n%s  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
-		n, n, n, routes, strings.Join(text, ". "), strings.Join(ents, "\n"), strings.Join(claims, "\n"))
+	// The title changes with the claims, so that new versions rewrite summaries too.
+	doc := fmt.Sprintf("narration:\n  id: narration:r%d\n  title: R%d (%d claims)\n  references: [{collection: Rand, number: \"%d\"}]\n%s  text: \"%s.\"\nentities:\n%s\nclaims:\n%s\n",
+		n, n, len(claims), n, routes, strings.Join(text, ". "), strings.Join(ents, "\n"), strings.Join(claims, "\n"))
 	if len(gradings) > 0 {
 		doc += "gradings:\n" + strings.Join(gradings, "\n") + "\n"
 	}
@@ -1303,6 +1304,16 @@ func checkRoutes(t *testing.T, st athar.Store, step int) {
 	for i, id := range ids {
 		if w, g := of(whole[i]), of(routes[i]); !reflect.DeepEqual(g, w) {
 			t.Fatalf("step %d: NarrationRoutes(%s) = %+v, Narrations gives %+v", step, id, g, w)
+		}
+	}
+	sums, err := st.NarrationSummaries(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		w, g := whole[i], sums[i]
+		if (w == nil) != (g == nil) || w != nil && (g.ID != w.ID || g.Title != w.Title || g.Chapter != w.Chapter || g.Corpus != w.Corpus || w.Title == "") {
+			t.Fatalf("step %d: NarrationSummaries(%s) = %+v, Narrations gives %+v", step, id, g, w)
 		}
 	}
 }
