@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -18,7 +19,11 @@ import (
 // of that store costs (ten per entity), so that a query costed as a scan is refused.
 func newCorpusEnv(t *testing.T, wrap func(athar.Store) athar.Store) *env {
 	t.Helper()
-	e := newEnv(t, options{wrap: wrap, config: func(c *graph.Config) { c.MaxComplexity = 3000 }})
+	e := newEnv(t, options{wrap: wrap, config: func(c *graph.Config) {
+		c.MaxComplexity = 3000
+		// The tests here count batches: a window no busy scheduler splits (load_test.go).
+		c.LoaderWait = 50 * time.Millisecond
+	}})
 	paths, _ := filepath.Glob("../internal/hadithapi/testdata/corpus/*.json")
 	var eds []*hadithapi.Edition
 	for _, p := range paths {

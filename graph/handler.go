@@ -59,6 +59,10 @@ type Config struct {
 	// or finds no room left for its overrun, is refused with 503 and UNAVAILABLE.
 	MaxConcurrent int
 	QueueWait     time.Duration
+	// LoaderWait is how long a request's loaders collect keys before they call the store
+	// (the fields of a list resolve in goroutines of their own and join one batch within
+	// it); 0 means DefaultLoaderWait. Longer waits batch more surely and answer later.
+	LoaderWait time.Duration
 }
 
 // Defaults of Config.
@@ -72,6 +76,7 @@ const (
 	DefaultMaxResponseBytes = 16 << 20
 	DefaultMaxErrors        = 100
 	DefaultQueueWait        = time.Second
+	DefaultLoaderWait       = 2 * time.Millisecond
 	// costCapacity is how many queries of the greatest cost run at once; cheaper ones
 	// share that room, and it bounds the fields resolving at once over all requests.
 	costCapacity = 2
@@ -139,6 +144,9 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.QueueWait <= 0 {
 		cfg.QueueWait = DefaultQueueWait
 	}
+	if cfg.LoaderWait <= 0 {
+		cfg.LoaderWait = DefaultLoaderWait
+	}
 
 	r := &Resolver{store: cfg.Store, write: cfg.Importer, vocab: cfg.Vocab, index: cfg.Index, timeline: cfg.Timeline}
 	if cfg.Texts != nil {
@@ -166,21 +174,22 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
 		return fmt.Errorf("panic in resolver: %v", v)
 	})
-	e := &endpoint{gql: srv, store: cfg.Store, timeout: cfg.Timeout}
+	e := &endpoint{gql: srv, store: cfg.Store, timeout: cfg.Timeout, loaderWait: cfg.LoaderWait}
 	return &admission{next: e, slots: make(chan struct{}, cfg.MaxConcurrent), wait: cfg.QueueWait}, nil
 }
 
 // endpoint wraps the gqlgen server with what each request needs around it.
 type endpoint struct {
-	gql     http.Handler
-	store   reader
-	timeout time.Duration
+	gql        http.Handler
+	store      reader
+	timeout    time.Duration
+	loaderWait time.Duration
 }
 
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), e.timeout)
 	defer cancel()
-	ctx = withLoaders(ctx, newLoaders(e.store))
+	ctx = withLoaders(ctx, newLoaders(e.store, e.loaderWait))
 	if !readBody(w, r) {
 		return
 	}

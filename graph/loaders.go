@@ -31,11 +31,9 @@ type loaders struct {
 	quads *dataloadgen.Loader[athar.ID, []athar.Quad]
 }
 
-// loaderWait is how long a loader collects keys before it calls the store.
-const loaderWait = 2 * time.Millisecond
-
-func newLoaders(st reader) *loaders {
-	opt := dataloadgen.WithWait(loaderWait)
+// newLoaders gives one request's loaders; each collects keys for wait before it calls st.
+func newLoaders(st reader, wait time.Duration) *loaders {
+	opt := dataloadgen.WithWait(wait)
 	return &loaders{
 		entity: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Entity, []error) {
 			es, err := st.Entities(ctx, ids)
@@ -115,5 +113,5 @@ func (r *Resolver) loaders(ctx context.Context) *loaders {
 	if l, ok := ctx.Value(loadersKey{}).(*loaders); ok {
 		return l
 	}
-	return newLoaders(r.store)
+	return newLoaders(r.store, DefaultLoaderWait)
 }
