@@ -287,66 +287,36 @@ func (s *Store) routesRebuild(ctx context.Context, qs []quad.Quad, tx manifestTx
 // NarrationRoutes implements athar.Store: one Get per narration in the read model; while
 // the read model is stale, the narrations read from Cayley.
 func (s *Store) NarrationRoutes(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
-	if err := s.rlockFor(ctx); err != nil {
-		return nil, err
-	}
-	defer s.mu.RUnlock()
-	if s.rmStale {
-		return s.narrationRoutesFromCayley(ctx, ids)
-	}
-	out := make([]*athar.Narration, len(ids))
-	err := s.man.view(func(tx manifestTx) error {
-		for i, id := range ids {
-			v := tx.get(rmNarrationBucket, string(id))
-			if v == nil {
-				continue
-			}
-			n, err := decodeRoutes(id, v, false)
-			if err != nil {
-				return fmt.Errorf("%s %q: %w", rmNarrationBucket, id, err)
-			}
-			out[i] = n
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("narration routes: %w", err)
-	}
-	return out, nil
-}
-
-// NarrationRoutesFromCayley reads routes as NarrationRoutes does, from Cayley's quads
-// only: what the read model's rows are checked against.
-func (s *Store) NarrationRoutesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
-	if err := s.rlockFor(ctx); err != nil {
-		return nil, err
-	}
-	defer s.mu.RUnlock()
-	return s.narrationRoutesFromCayley(ctx, ids)
-}
-
-// narrationRoutesFromCayley: callers hold the read lock.
-func (s *Store) narrationRoutesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
-	out := make([]*athar.Narration, len(ids))
-	for i, id := range ids {
-		n, err := s.narrationWith(ctx, id, false)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = routesOnly(n)
-	}
-	return out, nil
+	return s.narrationRows(ctx, ids, false)
 }
 
 // NarrationSummaries implements athar.Store: one Get per narration in the read model;
 // while the read model is stale, each narration's own quads from Cayley.
 func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	return s.narrationRows(ctx, ids, true)
+}
+
+// NarrationRoutesFromCayley reads routes as NarrationRoutes does, from Cayley's quads
+// only: what the read model's rows are checked against.
+func (s *Store) NarrationRoutesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	return s.narrationRowsFromCayley(ctx, ids, false)
+}
+
+// NarrationSummariesFromCayley reads summaries as NarrationSummaries does, from Cayley's
+// quads only: what the read model's rows are checked against.
+func (s *Store) NarrationSummariesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+	return s.narrationRowsFromCayley(ctx, ids, true)
+}
+
+// narrationRows reads the rows of rmNarrationBucket: each narration's summary, or its
+// summary and routes when summary is false. A narration not in the store is nil.
+func (s *Store) narrationRows(ctx context.Context, ids []athar.ID, summary bool) ([]*athar.Narration, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
 	if s.rmStale {
-		return s.narrationSummariesFromCayley(ctx, ids)
+		return s.narrationRowsFromCayleyLocked(ctx, ids, summary)
 	}
 	out := make([]*athar.Narration, len(ids))
 	err := s.man.view(func(tx manifestTx) error {
@@ -355,7 +325,7 @@ func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*atha
 			if v == nil {
 				continue
 			}
-			n, err := decodeRoutes(id, v, true)
+			n, err := decodeRoutes(id, v, summary)
 			if err != nil {
 				return fmt.Errorf("%s %q: %w", rmNarrationBucket, id, err)
 			}
@@ -364,33 +334,40 @@ func (s *Store) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*atha
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("narration summaries: %w", err)
+		return nil, fmt.Errorf("narration rows: %w", err)
 	}
 	return out, nil
 }
 
-// NarrationSummariesFromCayley reads summaries as NarrationSummaries does, from Cayley's
-// quads only: what the read model's rows are checked against.
-func (s *Store) NarrationSummariesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+func (s *Store) narrationRowsFromCayley(ctx context.Context, ids []athar.ID, summary bool) ([]*athar.Narration, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
-	return s.narrationSummariesFromCayley(ctx, ids)
+	return s.narrationRowsFromCayleyLocked(ctx, ids, summary)
 }
 
-// narrationSummariesFromCayley: callers hold the read lock.
-func (s *Store) narrationSummariesFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
+// narrationRowsFromCayleyLocked gives what narrationRows gives, from Cayley: a summary
+// from the narration's own quads, routes from the whole narration. Callers hold the read
+// lock.
+func (s *Store) narrationRowsFromCayleyLocked(ctx context.Context, ids []athar.ID, summary bool) ([]*athar.Narration, error) {
 	out := make([]*athar.Narration, len(ids))
 	for i, id := range ids {
-		n, _, err := s.narrationHead(ctx, id)
+		if summary {
+			n, _, err := s.narrationHead(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			if n != nil {
+				out[i] = &athar.Narration{ID: n.ID, Title: n.Title, Chapter: n.Chapter, Corpus: n.Corpus}
+			}
+			continue
+		}
+		n, err := s.narrationWith(ctx, id, false)
 		if err != nil {
 			return nil, err
 		}
-		if n != nil {
-			n = &athar.Narration{ID: n.ID, Title: n.Title, Chapter: n.Chapter, Corpus: n.Corpus}
-		}
-		out[i] = n
+		out[i] = routesOnly(n)
 	}
 	return out, nil
 }
