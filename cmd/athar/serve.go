@@ -14,7 +14,8 @@ GET for queries), exports at /export/{format} (see docs/exports.md), /healthz, /
 Prometheus metrics at /metrics. An empty store is loaded with the embedded seeds first. With
 --database (ATHAR_DATABASE) it runs as a replica following the shared log instead (see
 docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests finish (up to
-10 s), then the store is closed.`)
+10 s), then the store is closed. Go's collector runs with GOGC=300 and GOMEMLIMIT=768MiB
+unless the environment sets them.`)
 	store := storeFlag(fs, e)
 	defAddr := e.getenv("ATHAR_ADDR")
 	if defAddr == "" {
@@ -33,8 +34,10 @@ docs/scale-out.md). SIGINT or SIGTERM stops it gracefully: in-flight requests fi
 			origins = append(origins, o)
 		}
 	}
+	logger := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	defer tuneGC(e.getenv, logger)()
 	return app.Serve(ctx, app.ServeConfig{
 		Mode: mode, Addr: *addr, CORSOrigins: origins, Token: e.getenv("ATHAR_TOKEN"), Stderr: e.stderr,
-		Logger: slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger: logger,
 	})
 }

@@ -295,7 +295,11 @@ func TestServeMetricsAndCORS(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`athar_http_requests_total{code="200",method="POST",route="/graphql"}`, `athar_store_operations_total{op="entities",result="ok"}`, "go_goroutines"} {
+	for _, want := range []string{
+		`athar_http_requests_total{code="200",method="POST",route="/graphql"}`, `athar_store_operations_total{op="entities",result="ok"}`, "go_goroutines",
+		// The collector's settings for serving (gc.go), the environment setting neither.
+		"\ngo_gc_gogc_percent 300\n", "\ngo_gc_gomemlimit_bytes 8.05306368e+08\n",
+	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
