@@ -23,8 +23,13 @@ import (
 // index, then resolve every term they still miss in one batched read.
 
 // nodeCacheSize bounds the cache, in values. Most values are IRIs and short literals
-// (~100 bytes with the cache's own overhead ~250): about 130 MiB when full.
-const nodeCacheSize = 1 << 19
+// (~100 bytes, ~250 with the cache's own overhead): about 16 MiB when full. It was eight
+// times that; since the read model answers the queries that read most values, the larger
+// cache kept few more hits and cost every request: the collector marks the whole cache
+// (an element, a map entry and a string per value) on every cycle, and on the full corpus
+// its ~120 MB made each cycle's marking ~120 ms instead of ~23 ms, which the requests
+// caught by it paid (docs/BENCHMARKS.md, "The full corpus").
+const nodeCacheSize = 1 << 16
 
 type nodeCache = lru.Cache[uint64, quad.Value]
 
