@@ -76,7 +76,11 @@ const (
 	DefaultMaxResponseBytes = 16 << 20
 	DefaultMaxErrors        = 100
 	DefaultQueueWait        = time.Second
-	DefaultLoaderWait       = 2 * time.Millisecond
+	// DefaultLoaderWait is a request's latency floor for each level of fields it loads
+	// (a claim, then its subject, then the subject's narrations): 2 ms made the Prophet's
+	// page on the full corpus 14.8 ms at p50 for 7.4 ms of CPU; 500 µs, 8.1 ms. The
+	// goroutines of a list's fields start within microseconds, so batches stay whole.
+	DefaultLoaderWait = 500 * time.Microsecond
 	// costCapacity is how many queries of the greatest cost run at once; cheaper ones
 	// share that room, and it bounds the fields resolving at once over all requests.
 	costCapacity = 2
