@@ -797,6 +797,7 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 	defer s.mu.RUnlock()
 	out := make([]*athar.Claim, len(ids))
 	if !s.rmStale {
+		corpus := map[athar.ID]string{}
 		err := s.man.view(func(tx manifestTx) error {
 			for i, id := range ids {
 				if err := ctx.Err(); err != nil {
@@ -805,7 +806,7 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 				if id.Prefix() != athar.ClaimPrefix {
 					continue
 				}
-				c, err := rmClaim(tx, id)
+				c, err := rmClaim(tx, id, corpus)
 				if err != nil {
 					return err
 				}
@@ -817,7 +818,7 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 			return nil, fmt.Errorf("claims: %w", err)
 		}
 		for _, c := range out {
-			if err := s.corpusEvidence(ctx, c); err != nil {
+			if err := s.corpusEvidence(ctx, c, corpus); err != nil {
 				return nil, fmt.Errorf("claims: %w", err)
 			}
 		}
@@ -864,14 +865,15 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 		return s.claimFromCayley(ctx, id)
 	}
 	var c *athar.Claim
+	corpus := map[athar.ID]string{}
 	err := s.man.view(func(tx manifestTx) (err error) {
-		c, err = rmClaim(tx, id)
+		c, err = rmClaim(tx, id, corpus)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.corpusEvidence(ctx, c); err != nil {
+	if err := s.corpusEvidence(ctx, c, corpus); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -879,28 +881,22 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 
 // corpusEvidence gives the attestations of c that a corpus record makes, which store
 // their offsets but not their passage (hadith.CompileWith), the passage: the text of their
-// edition in the record, at the offsets. The read model's claim records hold what the
-// quads hold; Cayley's path does the same in attestation.
-func (s *Store) corpusEvidence(ctx context.Context, c *athar.Claim) error {
+// edition in the record, at the offsets. corpus gives each attestation's record as rmClaim
+// found it (absent for the attestations of no record). Cayley's path does the same in
+// attestation.
+func (s *Store) corpusEvidence(ctx context.Context, c *athar.Claim, corpus map[athar.ID]string) error {
 	if c == nil {
 		return nil
 	}
 	for i := range c.Attestations {
 		a := &c.Attestations[i]
-		if a.Evidence != "" || !a.HasSpan || a.Edition == "" {
+		label := corpus[a.ID]
+		if a.Evidence != "" || !a.HasSpan || a.Edition == "" || label == "" {
 			continue
 		}
-		qs, err := s.out(ctx, a.ID.IRI())
-		if err != nil {
+		var err error
+		if a.Evidence, err = s.corpusPassage(ctx, label, a.Edition, a.Start, a.End); err != nil {
 			return err
-		}
-		for _, q := range qs {
-			if label := iriOf(q.Label); athar.IsCorpusLabel(label) {
-				if a.Evidence, err = s.corpusPassage(ctx, label, a.Edition, a.Start, a.End); err != nil {
-					return err
-				}
-				break
-			}
 		}
 	}
 	return nil

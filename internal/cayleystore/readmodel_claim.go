@@ -164,7 +164,11 @@ func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, o
 // Its fields are read in the label of its first attestation: a claim's node has the same
 // quads in every label (its id is the hash of them), and a narration states a claim only
 // with an attestation of it.
-func rmClaim(tx manifestTx, id athar.ID) (*athar.Claim, error) {
+//
+// corpus, when not nil, is given the IRI of the corpus record each attestation is
+// recorded under (the label of one of its rows), for corpusEvidence: a record's
+// attestations keep their offsets but not their passage.
+func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string) (*athar.Claim, error) {
 	type att struct{ label, id string }
 	prefix := "c\x00" + string(id) + "\x00"
 	var atts []att
@@ -210,6 +214,9 @@ func rmClaim(tx manifestTx, id athar.ID) (*athar.Claim, error) {
 		for _, l := range atts {
 			if l.id != x.id {
 				continue
+			}
+			if corpus != nil && strings.HasPrefix(l.label, athar.CorpusPrefix+":") {
+				corpus[a.ID] = athar.ID(l.label).IRI()
 			}
 			err := rmFields(tx, l.label, athar.ID(x.id), func(pred string, obj athar.Term) error {
 				switch pred {
