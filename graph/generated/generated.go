@@ -5092,7 +5092,8 @@ extend type Query {
   The narration texts (Arabic texts and translations) matching query, best first, as a
   Relay connection. query is words and "quoted phrases"; a text matches when it has any of
   them, ranked higher the more it has and the rarer they are (all: true requires every
-  one). Forgiving of case, transliteration marks (' ` + "`" + ` ʿ ’), Latin diacritics, Arabic
+  one); the commonest English words (his, of, the, ...) make no hit alone, only in a phrase,
+  with the other words, or in a query of nothing else. Forgiving of case, transliteration marks (' ` + "`" + ` ʿ ’), Latin diacritics, Arabic
   harakat and tatweel, hamza forms (أ إ آ ٱ) and taa marbuta (ة/ه): "عكرمة بن عمار" finds
   عِكْرِمَةُ بْنُ عَمَّارٍ. English words are stemmed ("prisoner" finds "prisoners"), Arabic words
   are not. Filters, each compared as folded names are: collection (a reference's, e.g.

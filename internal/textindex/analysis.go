@@ -26,7 +26,8 @@ import (
 //
 //   - analyzerEnglish (every text not in Arabic) then applies Porter's stemmer: "prisoners"
 //     finds "prisoner", and a phrase still matches, both sides being stemmed alike. No stop
-//     words are dropped: "his" in "strike his neck" counts.
+//     words are dropped: "his" in "strike his neck" counts (the query keeps it from making a
+//     hit alone: anyOf, query.go).
 //   - analyzerArabic stops there: no stemmer and no stop words. Bleve's "ar" analyzer's
 //     light stemmer strips affixes that are often part of names (عمران becomes عمر, the
 //     final ه of عكرمه goes), so a name search would find other people; and the particles
