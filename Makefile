@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: test test-bench serve build build-bench generate check-generated lint fuzz fuzz-keep web check-web bench bench-100k
+.PHONY: test test-bench serve build build-bench generate check-generated lint fuzz fuzz-keep web check-web bench bench-100k bench-corpus-import
 
 ## test: every test, with the race detector, against the real components (.ci/test.sh
 ## installs Node.js, Chromium and PostgreSQL where missing and starts a throwaway cluster)
@@ -78,6 +78,13 @@ bench: build-bench
 ## bench-100k: import, memory and the fast query kinds at 100,000 narrations (~1 h; 15 GB of disk)
 bench-100k: build-bench
 	bin/athar bench --sizes 100000 --kinds entity,search,shortestPath --out docs/BENCHMARKS-100k.md
+
+## bench-corpus-import: 'athar corpus import' of the collections in CORPUS (hadith-api edition
+## files, plain or gzip) against raw Cayley loading the same store's N-Quads export, into
+## docs/BENCHMARKS.md (~15 min for the ten collections; 10 GB of disk)
+CORPUS ?= ../shared/corpus
+bench-corpus-import: build-bench
+	bin/athar bench --corpus-import --out docs/BENCHMARKS.md $(wildcard $(CORPUS)/*.json $(CORPUS)/*.json.gz)
 
 ## fuzz-keep: copy the inputs local fuzzing found interesting into the kept corpus
 fuzz-keep:

@@ -24,7 +24,7 @@ func (e UsageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
 
-const usage = `Usage: athar bench [flags]
+const usage = `Usage: athar bench [flags] [--corpus-import FILE...]
 
 Measure Athar against raw Cayley on the same generated corpus and the same bbolt backend:
 'athar load' against ApplyDeltas of the same quads in batches of 10,000; GraphQL query
@@ -36,6 +36,11 @@ With --corpus-store, time instead the queries of docs/corpus.md on a store holdi
 canonical collections (athar seed, then athar corpus import): the store is served as it
 is (give a copy), each query timed --queries times after a warm-up, and the table printed
 or written into --out between its corpus markers.
+
+With --corpus-import FILE..., time instead the whole of 'athar corpus import FILE...' into
+a new store in --work (process start to exit) against raw Cayley loading that store's
+N-Quads export, streamed, with ApplyDeltas in batches of 10,000 (parsing included); the
+table is printed or written between the corpus-import markers of --out.
 
 With --backends, compare Cayley's embedded backends instead, on the quads of the same
 corpus: bulk load in transactions of 10,000 quads, the raw lookups, size on disk, and what
@@ -65,6 +70,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
 	corpusStore := fs.String("corpus-store", "", "time the corpus queries on this store instead (e.g. bbolt:/tmp/copy)")
 	serverLog := fs.String("server-log", "", "with --corpus-store: append the server's standard error to this file")
+	corpusImport := fs.Bool("corpus-import", false, "time instead 'athar corpus import' of the edition files given as arguments into a new store in --work, against raw Cayley loading that store's N-Quads export")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -82,7 +88,16 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	meta := Meta{Command: "athar bench " + strings.Join(args, " "), Machine: Machine(), Date: time.Now().UTC()}
 	var tables bytes.Buffer
 	begin, end := BenchBegin, BenchEnd
-	if *corpusStore != "" {
+	if *corpusImport {
+		r, err := RunCorpusImport(ctx, CorpusImportConfig{Files: fs.Args(), WorkDir: *work, Binary: binary, Log: stderr})
+		if err != nil {
+			return err
+		}
+		if err := WriteCorpusImportMarkdown(&tables, meta, r); err != nil {
+			return err
+		}
+		begin, end = CorpusImportBegin, CorpusImportEnd
+	} else if *corpusStore != "" {
 		cfg := CorpusConfig{Store: *corpusStore, Binary: binary, Queries: *queries, Log: stderr}
 		if *serverLog != "" {
 			f, err := os.OpenFile(*serverLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)

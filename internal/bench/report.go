@@ -66,6 +66,9 @@ const (
 	BackendsEnd   = "<!-- backends:end -->"
 	CorpusBegin   = "<!-- corpus:begin (written by athar bench --corpus-store; do not edit by hand) -->"
 	CorpusEnd     = "<!-- corpus:end -->"
+	// CorpusImportBegin and CorpusImportEnd hold athar bench --corpus-import's table.
+	CorpusImportBegin = "<!-- corpus-import:begin (written by athar bench --corpus-import; do not edit by hand) -->"
+	CorpusImportEnd   = "<!-- corpus-import:end -->"
 )
 
 // ReplaceSection replaces what lies between the markers begin and end in the Markdown file

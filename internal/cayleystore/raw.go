@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
+	"github.com/cayleygraph/quad/nquads"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -67,6 +69,43 @@ func (r *Raw) BulkLoadEach(quads []athar.Quad, batch int, committed func(tx int)
 		}
 	}
 	return nil
+}
+
+// LoadNQuads reads N-Quads from rd (an 'athar export', trailer and all: a comment to the
+// reader) and adds them with ApplyDeltas in transactions of batch quads each, as a Cayley
+// user loads an N-Quads file: streamed, never the whole file in memory. It returns how many
+// quads it added.
+func (r *Raw) LoadNQuads(rd io.Reader, batch int) (int, error) {
+	qr := nquads.NewReader(rd, false)
+	deltas := make([]graph.Delta, 0, batch)
+	n := 0
+	flush := func() error {
+		if len(deltas) == 0 {
+			return nil
+		}
+		if err := r.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true}); err != nil {
+			return fmt.Errorf("raw load at quad %d: %w", n-len(deltas), err)
+		}
+		deltas = deltas[:0]
+		return nil
+	}
+	for {
+		q, err := qr.ReadQuad()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, fmt.Errorf("raw load: quad %d: %w", n+1, err)
+		}
+		deltas = append(deltas, graph.Delta{Quad: q, Action: graph.Add})
+		n++
+		if len(deltas) == batch {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, flush()
 }
 
 // Replace removes the quads remove and adds the quads add in one ApplyDeltas: what a Cayley
