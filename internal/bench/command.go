@@ -85,7 +85,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 		}
 		ns = append(ns, n)
 	}
-	meta := Meta{Command: "athar bench " + strings.Join(args, " "), Machine: Machine(), Date: time.Now().UTC()}
+	meta := Meta{Command: "athar bench " + strings.Join(args, " "), Machine: Machine(), Date: time.Now().UTC(), Load: loadAvg()}
 	var tables bytes.Buffer
 	begin, end := BenchBegin, BenchEnd
 	if *corpusImport {

@@ -195,7 +195,7 @@ func corpusQuery(url, query string) (json.RawMessage, string, error) {
 // WriteCorpusMarkdown writes a run of RunCorpus as a table.
 func WriteCorpusMarkdown(w io.Writer, m Meta, r CorpusResult) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s  \nLoad average at the start: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"), loadAvg())
+	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s  \nLoad average at the start: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"), m.Load)
 	b.WriteString("| query | p50 | p99 | server CPU per request | runs | |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
 	for _, q := range r.Queries {
 		status := "ok"

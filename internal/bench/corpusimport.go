@@ -111,7 +111,7 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 // WriteCorpusImportMarkdown writes a run of RunCorpusImport as a table.
 func WriteCorpusImportMarkdown(w io.Writer, m Meta, r CorpusImportResult) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s  \nLoad average at the start: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"), loadAvg())
+	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s  \nLoad average at the start: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"), m.Load)
 	b.WriteString("| files | quads | athar corpus import | CPU (user+sys) | raw Cayley, the export's N-Quads (ApplyDeltas, 10k/tx) | CPU | ratio | CPU ratio | on disk, athar / raw |\n")
 	b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %.2f | %.2f | %.0f / %.0f MiB |\n",

@@ -18,6 +18,7 @@ type Meta struct {
 	Command string
 	Machine string // e.g. "2 cores, 24 GiB, linux/amd64, go1.26.8"
 	Date    time.Time
+	Load    string // /proc/loadavg's three averages when the run started
 }
 
 // WriteMarkdown writes the results as the measured part of docs/BENCHMARKS.md.
