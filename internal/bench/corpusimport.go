@@ -65,24 +65,11 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 	logf2(cfg.Log, "athar corpus import of %d files: %s (CPU %s)", len(cfg.Files), res.Import.Round(time.Millisecond), res.ImportCPU.Round(time.Millisecond))
 
 	nq := filepath.Join(base, "export.nq")
-	f, err := os.Create(nq)
+	size, err := exportNQuads(ctx, cfg.Binary, store, nq)
 	if err != nil {
 		return res, err
 	}
-	exp := exec.CommandContext(ctx, cfg.Binary, "export", "--store", "bbolt:"+store, "--format", "nquads")
-	exp.Stdout = f
-	var expErr bytes.Buffer
-	exp.Stderr = &expErr
-	err = exp.Run()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return res, fmt.Errorf("athar export: %v\n%s", err, tail(expErr.String(), 2000))
-	}
-	if fi, err := os.Stat(nq); err == nil {
-		res.ExportBytes = fi.Size()
-	}
+	res.ExportBytes = size
 
 	raw, err := cayleystore.OpenRaw(filepath.Join(base, "raw"))
 	if err != nil {
@@ -122,6 +109,31 @@ func WriteCorpusImportMarkdown(w io.Writer, m Meta, r CorpusImportResult) error 
 	fmt.Fprintf(&b, "\nThe export: %.0f MiB of N-Quads; raw Cayley's time includes parsing them.\n", float64(r.ExportBytes)/(1<<20))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// exportNQuads writes the whole store in dir as N-Quads to path with 'athar export' and
+// returns the file's size.
+func exportNQuads(ctx context.Context, binary, dir, path string) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	exp := exec.CommandContext(ctx, binary, "export", "--store", "bbolt:"+dir, "--format", "nquads")
+	exp.Stdout = f
+	var stderr bytes.Buffer
+	exp.Stderr = &stderr
+	err = exp.Run()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("athar export: %v\n%s", err, tail(stderr.String(), 2000))
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
 }
 
 func logf2(w io.Writer, format string, args ...any) {
