@@ -3,6 +3,7 @@ package main
 import (
 	"log/slog"
 	"runtime/debug"
+	"runtime/metrics"
 )
 
 // The collector's settings for `athar serve`, unless GOGC or GOMEMLIMIT say otherwise.
@@ -33,12 +34,18 @@ func tuneGC(getenv func(string) string, logger *slog.Logger) (restore func()) {
 		old := debug.SetMemoryLimit(serveMemoryLimit)
 		undo = append(undo, func() { debug.SetMemoryLimit(old) })
 	}
-	pct := debug.SetGCPercent(-1)
-	debug.SetGCPercent(pct)
-	logger.Info("garbage collector", "gogc", pct, "gomemlimit", debug.SetMemoryLimit(-1))
+	pct, limit := gcSettings()
+	logger.Info("garbage collector", "gogc", pct, "gomemlimit", limit)
 	return func() {
 		for _, f := range undo {
 			f()
 		}
 	}
+}
+
+// gcSettings reads the collector's GOGC percent and memory limit, as the runtime has them.
+func gcSettings() (percent, limit uint64) {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }

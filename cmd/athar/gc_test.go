@@ -2,18 +2,11 @@ package main
 
 import (
 	"log/slog"
-	"runtime/metrics"
 	"strings"
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/testsupport"
 )
-
-func gcSettings() (pct, limit uint64) {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64(), s[1].Value.Uint64()
-}
 
 // tuneGC sets what the environment leaves unset, keeps what it sets, logs the result and
 // restores what it changed.

@@ -100,12 +100,6 @@ func RunBackends(ctx context.Context, cfg BackendConfig) ([]BackendResult, error
 	return out, nil
 }
 
-func blogf(cfg BackendConfig, format string, args ...any) {
-	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, time.Now().Format("15:04:05 ")+format+"\n", args...)
-	}
-}
-
 // corpusQuads builds the quads of a generated corpus as the main bench does (athar load of
 // the documents into a bbolt store, then the store's quads read back), drops repeats, and
 // writes them as N-Quads for the crash loader. Every backend gets these very quads.
@@ -153,7 +147,7 @@ func corpusQuads(ctx context.Context, cfg BackendConfig, n int) ([]athar.Quad, s
 	if err := writeQuadsFile(file, quads); err != nil {
 		return nil, "", err
 	}
-	blogf(cfg, "%d narrations: %d quads", n, len(quads))
+	logf(cfg.Log, "%d narrations: %d quads", n, len(quads))
 	return quads, file, nil
 }
 
@@ -211,7 +205,7 @@ func compareBackends(ctx context.Context, cfg BackendConfig, n int, quads []atha
 			return out, fmt.Errorf("%s: reopen: %w", b, err)
 		}
 		res.Reopen = time.Since(start)
-		blogf(cfg, "%-8s load %s (%.0f quads/s), close %s, %.0f MiB on disk, reopen %s", b, res.Load.Round(time.Millisecond),
+		logf(cfg.Log, "%-8s load %s (%.0f quads/s), close %s, %.0f MiB on disk, reopen %s", b, res.Load.Round(time.Millisecond),
 			float64(len(quads))/res.Load.Seconds(), res.Close.Round(time.Millisecond), float64(res.DiskBytes)/(1<<20), res.Reopen.Round(time.Millisecond))
 		for _, k := range kinds() {
 			if k.raw == nil {
@@ -223,7 +217,7 @@ func compareBackends(ctx context.Context, cfg BackendConfig, n int, quads []atha
 				return out, fmt.Errorf("%s: %s: %w", b, k.name, err)
 			}
 			res.Queries = append(res.Queries, BackendQuery{Kind: k.name, Latency: l})
-			blogf(cfg, "%-8s %-26s p50 %s p99 %s", b, k.name, l.P50, l.P99)
+			logf(cfg.Log, "%-8s %-26s p50 %s p99 %s", b, k.name, l.P50, l.P99)
 		}
 		if err := raw.Close(); err != nil {
 			return out, err
@@ -235,7 +229,7 @@ func compareBackends(ctx context.Context, cfg BackendConfig, n int, quads []atha
 			return out, fmt.Errorf("%s: crash test: %w", b, err)
 		}
 		c := res.Crash
-		blogf(cfg, "%-8s SIGKILL after %d of %d transactions reported (killed: %v): kept %d, lost %d, partial %d, foreign quads %d %s",
+		logf(cfg.Log, "%-8s SIGKILL after %d of %d transactions reported (killed: %v): kept %d, lost %d, partial %d, foreign quads %d %s",
 			b, c.Reported, c.Transactions, c.Killed, c.Kept, c.Lost, c.Partial, c.Foreign, c.Err)
 		out = append(out, res)
 	}

@@ -85,9 +85,10 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	return out, nil
 }
 
-func logf(cfg Config, format string, args ...any) {
-	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, time.Now().Format("15:04:05 ")+format+"\n", args...)
+// logf writes a timestamped progress line to w, when there is one.
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, time.Now().Format("15:04:05 ")+format+"\n", args...)
 	}
 }
 
@@ -111,7 +112,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 			return res, err
 		}
 	}
-	logf(cfg, "%d narrations generated", n)
+	logf(cfg.Log, "%d narrations generated", n)
 
 	storeDir := filepath.Join(base, "athar")
 	start := time.Now()
@@ -121,7 +122,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	}
 	res.AtharLoad = time.Since(start)
 	res.AtharLoadCPU = load.ProcessState.UserTime() + load.ProcessState.SystemTime()
-	logf(cfg, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
+	logf(cfg.Log, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
 	res.DiskBytes = dirSize(storeDir)
 
 	st, err := cayleystore.Open("bbolt:"+storeDir, nil)
@@ -158,7 +159,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		return res, err
 	}
 	_ = os.Remove(nq)
-	logf(cfg, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
+	logf(cfg.Log, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
 
 	addr, err := freeAddr()
 	if err != nil {
@@ -196,7 +197,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 				return res, fmt.Errorf("raw %s: %w", k.name, err)
 			}
 		}
-		logf(cfg, "%-26s athar p50 %s p99 %s; raw p50 %s p99 %s", k.name, q.Athar.P50, q.Athar.P99, q.Raw.P50, q.Raw.P99)
+		logf(cfg.Log, "%-26s athar p50 %s p99 %s; raw p50 %s p99 %s", k.name, q.Athar.P50, q.Athar.P99, q.Raw.P50, q.Raw.P99)
 		res.Queries = append(res.Queries, q)
 	}
 	res.PeakRSS = procStatus(srv.Process.Pid, "VmHWM:")

@@ -27,7 +27,8 @@ func usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(fo
 const usage = `Usage: athar bench [flags] [--corpus-import FILE...]
 
 Measure Athar against raw Cayley on the same generated corpus and the same bbolt backend:
-'athar load' against ApplyDeltas of the same quads in batches of 10,000; GraphQL query
+'athar load' against raw Cayley loading the store's N-Quads export (streamed, parsing
+included) with ApplyDeltas in batches of 10,000; GraphQL query
 latency over HTTP (p50, p99) against the raw Cayley lookups that fetch the same facts;
 the server's peak memory and the store's size on disk. The results replace the measured
 section of the --out file (between its bench markers), so the prose around it stays.

@@ -99,7 +99,7 @@ func RunCorpus(ctx context.Context, cfg CorpusConfig) (CorpusResult, error) {
 		return res, err
 	}
 	res.Start = time.Since(begin)
-	corpusLogf(cfg, "serving %s after %s", cfg.Store, res.Start.Round(time.Millisecond))
+	logf(cfg.Log, "serving %s after %s", cfg.Store, res.Start.Round(time.Millisecond))
 	// searchTexts is UNAVAILABLE until the full-text index is open.
 	for deadline := time.Now().Add(5 * time.Minute); ; {
 		_, e, err := corpusQuery(url, `{ searchTexts(query: "ransom", first: 1) { totalCount } }`)
@@ -153,18 +153,12 @@ func RunCorpus(ctx context.Context, cfg CorpusConfig) (CorpusResult, error) {
 			return res, fmt.Errorf("%s: %w", q.name, err)
 		}
 		cq.CPU = (procCPU(srv.Process.Pid) - cpu) / time.Duration(cq.Latency.Runs+max(1, cfg.Queries/10))
-		corpusLogf(cfg, "%-48s p50 %s p99 %s CPU %s %s", q.name, ms(cq.Latency.P50), ms(cq.Latency.P99), ms(cq.CPU), cq.Err)
+		logf(cfg.Log, "%-48s p50 %s p99 %s CPU %s %s", q.name, ms(cq.Latency.P50), ms(cq.Latency.P99), ms(cq.CPU), cq.Err)
 		res.Queries = append(res.Queries, cq)
 	}
 	res.AnonRSS = procStatus(srv.Process.Pid, "RssAnon:")
 	res.PeakRSS = procStatus(srv.Process.Pid, "VmHWM:")
 	return res, nil
-}
-
-func corpusLogf(cfg CorpusConfig, format string, args ...any) {
-	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, time.Now().Format("15:04:05 ")+format+"\n", args...)
-	}
 }
 
 // corpusQuery posts one query and returns its data and its first error's message (with

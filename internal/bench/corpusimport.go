@@ -62,7 +62,7 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 	res.Import = time.Since(start)
 	res.ImportCPU = imp.ProcessState.UserTime() + imp.ProcessState.SystemTime()
 	res.AtharDisk = dirSize(store)
-	logf2(cfg.Log, "athar corpus import of %d files: %s (CPU %s)", len(cfg.Files), res.Import.Round(time.Millisecond), res.ImportCPU.Round(time.Millisecond))
+	logf(cfg.Log, "athar corpus import of %d files: %s (CPU %s)", len(cfg.Files), res.Import.Round(time.Millisecond), res.ImportCPU.Round(time.Millisecond))
 
 	nq := filepath.Join(base, "export.nq")
 	size, err := exportNQuads(ctx, cfg.Binary, store, nq)
@@ -91,7 +91,7 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 		return res, err
 	}
 	res.RawDisk = dirSize(filepath.Join(base, "raw"))
-	logf2(cfg.Log, "raw cayley load of the export's %d quads: %s (CPU %s)", res.Quads, res.Raw.Round(time.Millisecond), res.RawCPU.Round(time.Millisecond))
+	logf(cfg.Log, "raw cayley load of the export's %d quads: %s (CPU %s)", res.Quads, res.Raw.Round(time.Millisecond), res.RawCPU.Round(time.Millisecond))
 	return res, nil
 }
 
@@ -134,12 +134,6 @@ func exportNQuads(ctx context.Context, binary, dir, path string) (int64, error) 
 		return 0, err
 	}
 	return fi.Size(), nil
-}
-
-func logf2(w io.Writer, format string, args ...any) {
-	if w != nil {
-		fmt.Fprintf(w, time.Now().Format("15:04:05 ")+format+"\n", args...)
-	}
 }
 
 func tail(s string, n int) string {

@@ -292,7 +292,6 @@ const (
 	boostPhrase = 4
 )
 
-// bareWords returns the unquoted words of a query, in order.
 // anyOf gives the clauses that make a hit on their own when any word may match: every
 // phrase and every word but the commonest English ones (Snowball's stop words: "his",
 // "off", "the", ...), which alone would make nearly every English text a hit -- "cut off
@@ -326,6 +325,7 @@ var stopWords = func() map[string]bool {
 	return out
 }()
 
+// bareWords returns the unquoted words of a query, in order.
 func bareWords(parts []part) []string {
 	var out []string
 	for _, p := range parts {
