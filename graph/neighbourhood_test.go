@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/corpus"
 	"github.com/athar-hadith/athar/internal/narration"
@@ -28,8 +30,8 @@ type nbSlice struct {
 	}
 }
 
-const nbQuery = `query($id: ID!, $depth: Int, $first: Int, $after: String) {
-	neighbourhood(id: $id, depth: $depth, first: $first, after: $after) {
+const nbQuery = `query($id: ID!, $depth: Int, $first: Int, $after: String, $maxEdges: Int) {
+	neighbourhood(id: $id, depth: $depth, first: $first, after: $after, maxEdges: $maxEdges) {
 		nodes { id } edges { source target predicate attestations }
 		truncated reached pageInfo { hasNextPage endCursor }
 	}
@@ -37,10 +39,19 @@ const nbQuery = `query($id: ID!, $depth: Int, $first: Int, $after: String) {
 
 func (e *env) neighbourhood(t *testing.T, id string, depth, first int, after *string) nbSlice {
 	t.Helper()
+	return e.neighbourhoodMax(t, id, depth, first, 0, after)
+}
+
+// neighbourhoodMax asks for a slice of at most maxEdges edges (0: the default).
+func (e *env) neighbourhoodMax(t *testing.T, id string, depth, first, maxEdges int, after *string) nbSlice {
+	t.Helper()
 	var data struct{ Neighbourhood nbSlice }
 	vars := map[string]any{"id": id, "depth": depth, "first": first}
 	if after != nil {
 		vars["after"] = *after
+	}
+	if maxEdges > 0 {
+		vars["maxEdges"] = maxEdges
 	}
 	e.query(t, nbQuery, vars, &data)
 	return data.Neighbourhood
@@ -50,12 +61,23 @@ func (e *env) neighbourhood(t *testing.T, id string, depth, first int, after *st
 // and edges of every slice in order.
 func (e *env) pageThrough(t *testing.T, id string, depth, first int) ([]string, []nbEdge) {
 	t.Helper()
+	return e.pageThroughMax(t, id, depth, first, 0)
+}
+
+// pageThroughMax is pageThrough with slices of at most maxEdges edges (0: the default): a
+// slice with fewer than first nodes and a next page must hold more than one node's edges
+// only up to maxEdges.
+func (e *env) pageThroughMax(t *testing.T, id string, depth, first, maxEdges int) ([]string, []nbEdge) {
+	t.Helper()
 	var nodes []string
 	var edges []nbEdge
 	rank := map[string]int{}
 	var after *string
 	for page := 0; ; page++ {
-		s := e.neighbourhood(t, id, depth, first, after)
+		s := e.neighbourhoodMax(t, id, depth, first, maxEdges, after)
+		if maxEdges > 0 && len(s.Edges) > maxEdges && len(s.Nodes) > 1 {
+			t.Fatalf("%s slice %d: %d nodes and %d edges, more than maxEdges %d", id, page, len(s.Nodes), len(s.Edges), maxEdges)
+		}
 		from := len(nodes)
 		for _, n := range s.Nodes {
 			if _, dup := rank[n.ID]; dup {
@@ -81,7 +103,7 @@ func (e *env) pageThrough(t *testing.T, id string, depth, first int) ([]string, 
 			}
 			return nodes, edges
 		}
-		if len(s.Nodes) != first || s.PageInfo.EndCursor == nil {
+		if len(s.Nodes) == 0 || len(s.Nodes) != first && maxEdges == 0 || s.PageInfo.EndCursor == nil {
 			t.Fatalf("%s slice %d: %d nodes and cursor %v with a next page", id, page, len(s.Nodes), s.PageInfo.EndCursor)
 		}
 		after = s.PageInfo.EndCursor
@@ -192,7 +214,7 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 	if edgesRead > first+2 {
 		t.Errorf("read the edges %d times for %d nodes", edgesRead, first)
 	}
-	next := e.neighbourhood(t, "person:g0", 3, first, s.PageInfo.EndCursor)
+	next := e.neighbourhoodMax(t, "person:g0", 3, first, graph.MaxNeighbourhoodEdges, s.PageInfo.EndCursor)
 	seen := map[string]bool{}
 	for _, n := range s.Nodes {
 		seen[n.ID] = true
@@ -206,7 +228,7 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 		t.Errorf("second slice has %d nodes", len(next.Nodes))
 	}
 	// The two slices are the first 2*first of one ranking.
-	both := e.neighbourhood(t, "person:g0", 3, 2*first, nil)
+	both := e.neighbourhoodMax(t, "person:g0", 3, 2*first, graph.MaxNeighbourhoodEdges, nil)
 	var a, b []string
 	for _, n := range append(s.Nodes, next.Nodes...) {
 		a = append(a, n.ID)
@@ -219,8 +241,9 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 	}
 	t.Logf("person:g0 depth 3: %d nodes, %d edges, reached %d, %d Edges calls", len(s.Nodes), len(s.Edges), s.Reached, edgesRead)
 
-	// The abuse test's query, one alias of it, under the default limits: a slice of the
-	// default 200, with a cursor.
+	// The abuse test's query, one alias of it, under the default limits: the default 200
+	// nodes have more than the default maxEdges between them, so the slice ends early, at
+	// a prefix of the ranking, within the cap, with a cursor.
 	var wide struct {
 		W0 struct {
 			Nodes    []struct{ ID, Type, Name string }
@@ -229,8 +252,55 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 		}
 	}
 	e.query(t, `{ w0: neighbourhood(id: "person:g0", depth: 3) { nodes { id type name } edges { source target predicate attestations } pageInfo { hasNextPage } } }`, nil, &wide)
-	if len(wide.W0.Nodes) != 200 || !wide.W0.PageInfo.HasNextPage {
-		t.Errorf("default slice: %d nodes, hasNextPage %v; want 200 and a next page", len(wide.W0.Nodes), wide.W0.PageInfo.HasNextPage)
+	all := e.neighbourhoodMax(t, "person:g0", 3, 200, graph.MaxNeighbourhoodEdges, nil)
+	if len(all.Nodes) != 200 || len(all.Edges) <= graph.DefaultNeighbourhoodMaxEdges {
+		t.Fatalf("200 nodes and %d edges under the largest cap; the test needs more than %d edges", len(all.Edges), graph.DefaultNeighbourhoodMaxEdges)
 	}
-	t.Logf("default slice: %d nodes, %d edges", len(wide.W0.Nodes), len(wide.W0.Edges))
+	if n := len(wide.W0.Nodes); n == 0 || n >= 200 || !wide.W0.PageInfo.HasNextPage || len(wide.W0.Edges) > graph.DefaultNeighbourhoodMaxEdges {
+		t.Errorf("default slice: %d nodes, %d edges, hasNextPage %v; want fewer than 200 nodes, at most %d edges and a next page",
+			n, len(wide.W0.Edges), wide.W0.PageInfo.HasNextPage, graph.DefaultNeighbourhoodMaxEdges)
+	}
+	for i, n := range wide.W0.Nodes {
+		if i < len(all.Nodes) && n.ID != all.Nodes[i].ID {
+			t.Fatalf("default slice ranks %s at %d, the uncut one %s", n.ID, i, all.Nodes[i].ID)
+		}
+	}
+	t.Logf("default slice: %d nodes, %d edges (%d edges among the first 200)", len(wide.W0.Nodes), len(wide.W0.Edges), len(all.Edges))
+
+	// maxEdges ends slices early: paging with a small cap gives the same ranking and the
+	// same edges as one slice under the largest, and every slice but those of one node
+	// keeps within the cap.
+	whole := e.neighbourhoodMax(t, "person:g0", 2, 1000, graph.MaxNeighbourhoodEdges, nil)
+	if whole.PageInfo.HasNextPage || len(whole.Edges) < 1000 {
+		t.Fatalf("depth 2 in one slice: %d nodes, %d edges, hasNextPage %v; the test needs more than 1000 edges in one slice", len(whole.Nodes), len(whole.Edges), whole.PageInfo.HasNextPage)
+	}
+	nodes, edges := e.pageThroughMax(t, "person:g0", 2, 200, 300)
+	var want []string
+	for _, n := range whole.Nodes {
+		want = append(want, n.ID)
+	}
+	if fmt.Sprint(nodes) != fmt.Sprint(want) {
+		t.Fatalf("slices of at most 300 edges rank\n%v\nwant\n%v", nodes, want)
+	}
+	key := func(es []nbEdge) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, fmt.Sprint(e))
+		}
+		sort.Strings(out)
+		return out
+	}
+	if fmt.Sprint(key(edges)) != fmt.Sprint(key(whole.Edges)) {
+		t.Fatalf("slices of at most 300 edges give %d edges, want %d", len(edges), len(whole.Edges))
+	}
+	capped := e.neighbourhoodMax(t, "person:g0", 2, 200, 300, nil)
+	if len(capped.Nodes) >= 200 || !capped.PageInfo.HasNextPage || len(capped.Edges) > 300 {
+		t.Errorf("first slice under 300 edges: %d nodes, %d edges, hasNextPage %v", len(capped.Nodes), len(capped.Edges), capped.PageInfo.HasNextPage)
+	}
+	for _, bad := range []int{0, -1, graph.MaxNeighbourhoodEdges + 1} {
+		r := e.mustFail(t, request{Query: nbQuery, Variables: map[string]any{"id": "person:g0", "maxEdges": bad}}, "INVALID_ARGUMENT")
+		if msg := r.Errors[0].Message; !strings.Contains(msg, "maxEdges") {
+			t.Errorf("maxEdges %d refused with %q, which does not name maxEdges", bad, msg)
+		}
+	}
 }

@@ -186,11 +186,22 @@ func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, err
 // is not given.
 const DefaultNeighbourhoodFirst = 200
 
+// DefaultNeighbourhoodMaxEdges bounds the edges of a neighbourhood slice when maxEdges is not
+// given, MaxNeighbourhoodEdges when it is. On the corpus 200 entities around Badr or the
+// Prophet are joined by about 350 edges; on dense graphs by tens of thousands (21,736
+// among the first 200 around the densest hub of the generated 10k benchmark), more than a
+// drawing can show or a response should carry: gqlgen marshals about 200 edges a
+// millisecond on the benchmark machine.
+const (
+	DefaultNeighbourhoodMaxEdges = 1000
+	MaxNeighbourhoodEdges        = 10_000
+)
+
 // neighbourhoodCursor is the cursor key of a neighbourhood slice: the rank the next slice
 // starts at.
 const neighbourhoodCursor = "rank:"
 
-func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int, predicates, excludePredicates []string, first *int, after *string) (*model.Subgraph, error) {
+func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int, predicates, excludePredicates []string, first *int, after *string, maxEdges *int) (*model.Subgraph, error) {
 	start, err := r.walkEnd(ctx, "id", id)
 	if err != nil {
 		return nil, err
@@ -222,6 +233,13 @@ func (r *queryResolver) Neighbourhood(ctx context.Context, id string, depth *int
 		}
 	}
 	opt.MaxVisited = maxVisited
+	opt.MaxEdges = DefaultNeighbourhoodMaxEdges
+	if maxEdges != nil {
+		opt.MaxEdges = *maxEdges
+	}
+	if opt.MaxEdges < 1 || opt.MaxEdges > MaxNeighbourhoodEdges {
+		return nil, athar.E("", athar.Invalid, "maxEdges: %d is out of range: expected 1 to %d", opt.MaxEdges, MaxNeighbourhoodEdges)
+	}
 	p, err := traverse.Ranked(ctx, r.store, start, d, from, n, opt)
 	if err != nil {
 		return nil, err

@@ -451,7 +451,7 @@ type ComplexityRoot struct {
 		GradingConnection func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) int
 		Gradings          func(childComplexity int, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) int
 		Narration         func(childComplexity int, id string) int
-		Neighbourhood     func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) int
+		Neighbourhood     func(childComplexity int, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string, maxEdges *int) int
 		Predicate         func(childComplexity int, name string) int
 		Predicates        func(childComplexity int) int
 		Search            func(childComplexity int, text string, first *int) int
@@ -761,7 +761,7 @@ type QueryResolver interface {
 	Narration(ctx context.Context, id string) (*model.Narration, error)
 	Chapter(ctx context.Context, id string) (*model.Chapter, error)
 	Claims(ctx context.Context, subject *string, predicate *string, object *string, narration *string, minAttestations *int, first *int, after *string, minRoutes *int) (*model.ClaimConnection, error)
-	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string) (*model.Subgraph, error)
+	Neighbourhood(ctx context.Context, id string, depth *int, predicates []string, excludePredicates []string, first *int, after *string, maxEdges *int) (*model.Subgraph, error)
 	ShortestPath(ctx context.Context, from string, to string, maxLength *int, predicates []string, excludePredicates []string) (*model.Subgraph, error)
 	Timeline(ctx context.Context, first *int) ([]*model.Event, error)
 	Chronology(ctx context.Context, first *int) (*model.Chronology, error)
@@ -3404,7 +3404,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["id"].(string), args["depth"].(*int), args["predicates"].([]string), args["excludePredicates"].([]string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Neighbourhood(childComplexity, args["id"].(string), args["depth"].(*int), args["predicates"].([]string), args["excludePredicates"].([]string), args["first"].(*int), args["after"].(*string), args["maxEdges"].(*int)), true
 	case "Query.predicate":
 		if e.ComplexityRoot.Query.Predicate == nil {
 			break
@@ -4726,10 +4726,13 @@ type Query {
   entity joined to the ranked ones by the edge with the most attestations (ties by id), so
   the strongest links come first. edges are those joining a node of the slice to a node of
   this slice or an earlier one: paging to the end gives every node within depth and every
-  edge between them once. after is the endCursor of the previous slice.
+  edge between them once. after is the endCursor of the previous slice. maxEdges (1 to
+  10000) bounds a slice's edges: a slice ends early, with fewer than first nodes and
+  pageInfo.hasNextPage set, before the node whose edges would take it past maxEdges; it
+  always holds one node with all its edges.
   """
   neighbourhood(id: ID!, depth: Int = 1, predicates: [String!], excludePredicates: [String!],
-                first: Int = 200, after: String): Subgraph!
+                first: Int = 200, after: String, maxEdges: Int = 1000): Subgraph!
   """
   A shortest path (maxLength 1 to 10), following edges both ways; null when there is none
   within maxLength. predicates limits the edges followed; excludePredicates skips some (e.g.
@@ -9402,6 +9405,14 @@ func (ec *executionContext) field_Query_neighbourhood_args(ctx context.Context, 
 		return nil, err
 	}
 	args["after"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "maxEdges",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxEdges"] = arg6
 	return args, nil
 }
 
@@ -20141,7 +20152,7 @@ func (ec *executionContext) _Query_neighbourhood(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["id"].(string), fc.Args["depth"].(*int), fc.Args["predicates"].([]string), fc.Args["excludePredicates"].([]string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Neighbourhood(ctx, fc.Args["id"].(string), fc.Args["depth"].(*int), fc.Args["predicates"].([]string), fc.Args["excludePredicates"].([]string), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["maxEdges"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Subgraph) graphql.Marshaler {

@@ -65,26 +65,19 @@ func Ranked(ctx context.Context, g Graph, start athar.ID, depth, after, first in
 		}
 	}
 	from, to := min(after, len(w.order)), min(after+first, len(w.order), limit)
-	p := Page{Nodes: append([]athar.ID(nil), w.order[from:to]...), Offset: from}
-	more := to < len(w.order) || w.pending() > 0 // nodes within the depth rank after the slice
-	if to == limit && more {
-		p.Truncated = true // they rank at or past the cap
-	} else {
-		p.HasNext = more
-	}
-	p.Reached = len(w.order) + w.pending()
-	// Edges: followed edges with an end in the slice and the other end ranked no later
-	// than the slice's end.
 	rank := make(map[athar.ID]int, len(w.order))
 	for i, n := range w.order {
 		rank[n] = i
 	}
+	// Edges: followed edges with an end in the slice and the other end ranked no later
+	// than the slice's end.
 	type key struct {
 		s, t athar.ID
 		p    string
 	}
 	seen := map[key]bool{}
-	for _, n := range p.Nodes {
+	var edges []athar.Edge
+	for _, n := range w.order[from:to] {
 		for _, e := range w.edges[n] {
 			rs, okS := rank[e.Source]
 			rt, okT := rank[e.Target]
@@ -94,12 +87,50 @@ func Ranked(ctx context.Context, g Graph, start athar.ID, depth, after, first in
 			k := key{e.Source, e.Target, e.Predicate}
 			if !seen[k] {
 				seen[k] = true
-				p.Edges = append(p.Edges, e)
+				edges = append(edges, e)
 			}
 		}
 	}
+	if opt.MaxEdges > 0 {
+		to, edges = withinEdges(from, to, edges, func(id athar.ID) int { return rank[id] }, opt.MaxEdges)
+	}
+	p := Page{Nodes: append([]athar.ID(nil), w.order[from:to]...), Offset: from, Edges: edges}
+	more := to < len(w.order) || w.pending() > 0 // nodes within the depth rank after the slice
+	if to == limit && more {
+		p.Truncated = true // they rank at or past the cap
+	} else {
+		p.HasNext = more
+	}
+	p.Reached = len(w.order) + w.pending()
 	sortEdges(p.Edges)
 	return p, nil
+}
+
+// withinEdges applies Options.MaxEdges to the slice of ranks [from, to) and its edges: each
+// edge belongs to its later-ranked end (the page that gives it), and the slice ends before
+// the first node, after its first, whose edges would take the total past maxEdges. It
+// returns the slice's new end and the edges of the nodes kept.
+func withinEdges(from, to int, edges []athar.Edge, rank func(athar.ID) int, maxEdges int) (int, []athar.Edge) {
+	if len(edges) <= maxEdges {
+		return to, edges
+	}
+	owned := make([]int, to-from) // edges per node of the slice, by rank
+	owner := func(e athar.Edge) int { return max(rank(e.Source), rank(e.Target)) }
+	for _, e := range edges {
+		owned[owner(e)-from]++
+	}
+	end, total := from+1, owned[0]
+	for end < to && total+owned[end-from] <= maxEdges {
+		total += owned[end-from]
+		end++
+	}
+	kept := edges[:0]
+	for _, e := range edges {
+		if owner(e) < end {
+			kept = append(kept, e)
+		}
+	}
+	return end, kept
 }
 
 // walk is the state of a best-first walk.

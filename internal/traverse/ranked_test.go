@@ -38,13 +38,14 @@ func randomGraph(seed int64, n int) *graph {
 	return g
 }
 
-// allPages pages through the neighbourhood first at a time.
-func allPages(t *testing.T, g *graph, start athar.ID, depth, first int, opt traverse.Options) ([]athar.ID, []athar.Edge, []traverse.Page) {
+// allPages pages through the neighbourhood first at a time, each page after the last node
+// of the one before (a page that Options.MaxEdges ends early holds fewer than first nodes).
+func allPages(t *testing.T, g traverse.Graph, start athar.ID, depth, first int, opt traverse.Options) ([]athar.ID, []athar.Edge, []traverse.Page) {
 	t.Helper()
 	var nodes []athar.ID
 	var edges []athar.Edge
 	var pages []traverse.Page
-	for after := 0; ; after += first {
+	for after := 0; ; after += len(pages[len(pages)-1].Nodes) {
 		p, err := traverse.Ranked(context.Background(), g, start, depth, after, first, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -52,21 +53,38 @@ func allPages(t *testing.T, g *graph, start athar.ID, depth, first int, opt trav
 		if p.Offset != after {
 			t.Fatalf("page after %d: offset %d", after, p.Offset)
 		}
+		if opt.MaxEdges > 0 && len(p.Edges) > opt.MaxEdges && len(p.Nodes) > 1 {
+			t.Fatalf("page after %d: %d nodes and %d edges, more than MaxEdges %d", after, len(p.Nodes), len(p.Edges), opt.MaxEdges)
+		}
 		pages = append(pages, p)
 		nodes = append(nodes, p.Nodes...)
 		edges = append(edges, p.Edges...)
 		if !p.HasNext {
 			return nodes, edges, pages
 		}
-		if len(p.Nodes) != first {
+		switch {
+		case len(p.Nodes) == 0:
+			t.Fatalf("page after %d has no nodes and a next page", after)
+		case opt.MaxEdges == 0 && len(p.Nodes) != first:
 			t.Fatalf("page after %d has %d nodes and a next page", after, len(p.Nodes))
+		case len(p.Nodes) < first:
+			// Ended by MaxEdges: the next node's edges would have passed it.
+			next, err := traverse.Ranked(context.Background(), g, start, depth, after, len(p.Nodes)+1, traverse.Options{Follow: opt.Follow, MaxVisited: opt.MaxVisited})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(next.Edges) <= opt.MaxEdges {
+				t.Fatalf("page after %d ended at %d nodes and %d edges, but %d nodes have %d edges, within MaxEdges %d",
+					after, len(p.Nodes), len(p.Edges), len(next.Nodes), len(next.Edges), opt.MaxEdges)
+			}
 		}
 	}
 }
 
 // Paging to the end gives exactly the neighbourhood: every node within depth once, and
-// every edge between them once, whatever the page size; pages of any size cut the same
-// ranking.
+// every edge between them once, whatever the page size and edge cap; pages of any size cut
+// the same ranking, and a page the cap ends early ends just before the node that would pass
+// it.
 func TestRankedPagesCoverTheNeighbourhood(t *testing.T) {
 	ctx := context.Background()
 	for seed := int64(1); seed <= 20; seed++ {
@@ -82,31 +100,34 @@ func TestRankedPagesCoverTheNeighbourhood(t *testing.T) {
 			}
 			var whole []athar.ID
 			for _, first := range []int{1, 3, 7, 1000} {
-				nodes, edges, pages := allPages(t, g, "n0", depth, first, opt)
-				if whole == nil {
-					whole = nodes
-				} else if !reflect.DeepEqual(nodes, whole) {
-					t.Fatalf("seed %d depth %d: pages of %d rank differently:\n%v\n%v", seed, depth, first, nodes, whole)
-				}
-				if nodes[0] != "n0" {
-					t.Fatalf("seed %d: start ranks %v", seed, nodes[0])
-				}
-				got := append([]athar.ID(nil), nodes...)
-				sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
-				wantNodes := append([]athar.ID(nil), want.Nodes...)
-				sort.Slice(wantNodes, func(i, j int) bool { return wantNodes[i] < wantNodes[j] })
-				if !reflect.DeepEqual(got, wantNodes) {
-					t.Fatalf("seed %d depth %d first %d: nodes\n%v\nwant\n%v", seed, depth, first, got, wantNodes)
-				}
-				sort.Slice(edges, func(i, j int) bool { return fmt.Sprint(edges[i]) < fmt.Sprint(edges[j]) })
-				wantEdges := append([]athar.Edge(nil), want.Edges...)
-				sort.Slice(wantEdges, func(i, j int) bool { return fmt.Sprint(wantEdges[i]) < fmt.Sprint(wantEdges[j]) })
-				if len(edges)+len(wantEdges) > 0 && !reflect.DeepEqual(edges, wantEdges) {
-					t.Fatalf("seed %d depth %d first %d: %d edges, want %d", seed, depth, first, len(edges), len(wantEdges))
-				}
-				last := pages[len(pages)-1]
-				if last.Reached != len(nodes) || last.Truncated {
-					t.Fatalf("seed %d depth %d: last page reached %d truncated %v, %d nodes", seed, depth, last.Reached, last.Truncated, len(nodes))
+				for _, maxEdges := range []int{0, 1, 4, 25} {
+					opt.MaxEdges = maxEdges
+					nodes, edges, pages := allPages(t, g, "n0", depth, first, opt)
+					if whole == nil {
+						whole = nodes
+					} else if !reflect.DeepEqual(nodes, whole) {
+						t.Fatalf("seed %d depth %d: pages of %d rank differently:\n%v\n%v", seed, depth, first, nodes, whole)
+					}
+					if nodes[0] != "n0" {
+						t.Fatalf("seed %d: start ranks %v", seed, nodes[0])
+					}
+					got := append([]athar.ID(nil), nodes...)
+					sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+					wantNodes := append([]athar.ID(nil), want.Nodes...)
+					sort.Slice(wantNodes, func(i, j int) bool { return wantNodes[i] < wantNodes[j] })
+					if !reflect.DeepEqual(got, wantNodes) {
+						t.Fatalf("seed %d depth %d first %d: nodes\n%v\nwant\n%v", seed, depth, first, got, wantNodes)
+					}
+					sort.Slice(edges, func(i, j int) bool { return fmt.Sprint(edges[i]) < fmt.Sprint(edges[j]) })
+					wantEdges := append([]athar.Edge(nil), want.Edges...)
+					sort.Slice(wantEdges, func(i, j int) bool { return fmt.Sprint(wantEdges[i]) < fmt.Sprint(wantEdges[j]) })
+					if len(edges)+len(wantEdges) > 0 && !reflect.DeepEqual(edges, wantEdges) {
+						t.Fatalf("seed %d depth %d first %d: %d edges, want %d", seed, depth, first, len(edges), len(wantEdges))
+					}
+					last := pages[len(pages)-1]
+					if last.Reached != len(nodes) || last.Truncated {
+						t.Fatalf("seed %d depth %d: last page reached %d truncated %v, %d nodes", seed, depth, last.Reached, last.Truncated, len(nodes))
+					}
 				}
 			}
 		}

@@ -35,6 +35,10 @@ type Options struct {
 	// MaxVisited caps the number of distinct nodes a traversal may reach; 0 means
 	// DefaultMaxVisited.
 	MaxVisited int
+	// MaxEdges caps the edges of a Ranked slice; 0 means no cap. A slice ends before the
+	// node whose edges would take it past MaxEdges, so that it holds fewer than first nodes
+	// and HasNext is set; it always holds at least one node, with all its edges.
+	MaxEdges int
 }
 
 func (o Options) follow(e athar.Edge) bool { return o.Follow == nil || o.Follow(e) }

@@ -49,8 +49,14 @@ func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth,
 	if err := w.add(ctx, start, 0); err != nil {
 		return fail(err)
 	}
+	// Under an edge cap the slice's edges are read as its nodes are ranked, so that the walk
+	// stops where the cap ends the slice.
+	se := &sliceEdges{lo: after, n: want, end: -1}
+	if opt.MaxEdges > 0 {
+		se.n = firstChunk
+	}
 	more := false // a node within the depth waits after the last ranked one
-	for {
+	for se.end < 0 {
 		v, via, ok, err := w.next(ctx)
 		if err != nil {
 			return fail(err)
@@ -72,9 +78,23 @@ func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth,
 		if err := w.add(ctx, v, h); err != nil {
 			return fail(err)
 		}
+		if len(w.order) >= se.lo+se.n && len(w.order) < want {
+			if err := w.readEdges(ctx, se, after, len(w.order)); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	from, to := min(after, len(w.order)), min(after+first, len(w.order), limit)
-	p := Page{Nodes: append([]athar.ID(nil), w.order[from:to]...), Offset: from}
+	if se.end < 0 && from < to && se.lo < to {
+		if err := w.readEdges(ctx, se, from, to); err != nil {
+			return fail(err)
+		}
+	}
+	if se.end >= 0 {
+		to, more = se.end, true
+	}
+	edges := se.out
+	p := Page{Nodes: append([]athar.ID(nil), w.order[from:to]...), Offset: from, Edges: edges}
 	more = more || to < len(w.order)
 	if to == limit && more {
 		p.Truncated = true
@@ -94,21 +114,49 @@ func rankedWeighted(ctx context.Context, g WeightedGraph, start athar.ID, depth,
 		}
 	}
 	p.Reached = len(w.order) + len(found)
-	// The slice's edges: those joining a node of the slice to one ranked no later than its
-	// end.
-	if from < to {
-		es, err := g.EdgesBetween(ctx, p.Nodes, w.order[:to])
-		if err != nil {
-			return fail(err)
-		}
-		for _, e := range es {
-			if opt.follow(e) {
-				p.Edges = append(p.Edges, e)
-			}
-		}
-	}
 	sortEdgesAmong(p.Edges, w.order[:to])
 	return p, nil
+}
+
+// sliceEdges gathers the edges of a slice: the followed edges joining a node of the slice
+// to one ranked no later than its end. They are read in chunks of ranks [lo, lo+n) under
+// an edge cap (firstChunk, then as many as the edges per node so far leave room for, at
+// most doubling), else in one: the edges between a chunk and
+// the ranks up to the chunk's end are exactly those its nodes own (see withinEdges), so
+// they can be read as the walk ranks, and the walk stops once the cap ends the slice.
+type sliceEdges struct {
+	lo, n int
+	out   []athar.Edge
+	end   int // the slice's end once Options.MaxEdges cut it; -1 until then
+}
+
+// readEdges reads the edges of the ranks [se.lo, hi) of the slice starting at from, and
+// sets se.end when they take it past the edge cap before hi.
+func (w *weightedWalk) readEdges(ctx context.Context, se *sliceEdges, from, hi int) error {
+	es, err := w.g.EdgesBetween(ctx, w.order[se.lo:hi], w.order[:hi])
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if w.opt.follow(e) {
+			se.out = append(se.out, e)
+		}
+	}
+	se.lo, se.n = hi, se.n*2
+	if w.opt.MaxEdges > 0 && len(se.out) > 0 && len(se.out) <= w.opt.MaxEdges {
+		// The next chunk: about as many nodes as the edges per node so far leave room for
+		// (later ranks have more ranked nodes to join), so that the walk ranks few past
+		// the cut.
+		perNode := float64(len(se.out)) / float64(hi-from)
+		se.n = min(se.n, 1+int(float64(w.opt.MaxEdges-len(se.out))/perNode))
+	}
+	if w.opt.MaxEdges > 0 && len(se.out) > w.opt.MaxEdges {
+		// end is hi only for a slice of one node, over the cap alone: nothing is cut yet.
+		if end, kept := withinEdges(from, hi, se.out, func(id athar.ID) int { return w.rank[id] }, w.opt.MaxEdges); end < hi {
+			se.end, se.out = end, kept
+		}
+	}
+	return nil
 }
 
 // sortEdgesAmong sorts edges between the nodes as sortEdges does, comparing the places of

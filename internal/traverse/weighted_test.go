@@ -95,7 +95,7 @@ func (w *weighted) EdgesBetween(_ context.Context, ids, others []athar.ID) ([]at
 }
 
 // The walk over a WeightedGraph ranks exactly as the walk over its edges: the same nodes,
-// edges, offsets and flags for every page, depth, filter and cap; Reached is a lower bound
+// edges, offsets and flags for every page, depth, filter, cap and edge cap; Reached is a lower bound
 // of the other's while more nodes follow, and the same total at the end.
 func TestRankedWeightedAgrees(t *testing.T) {
 	ctx := context.Background()
@@ -103,14 +103,14 @@ func TestRankedWeightedAgrees(t *testing.T) {
 		g := dedupe(randomGraph(seed, 40+int(seed)*8))
 		w := &weighted{graph: g}
 		for depth := 0; depth <= 3; depth++ {
-			for _, cap := range []int{0, 10, 25} {
-				opt := traverse.Options{MaxVisited: cap}
+			for i, cap := range []int{0, 10, 25} {
+				opt := traverse.Options{MaxVisited: cap, MaxEdges: []int{0, 3, 40}[(i+int(seed))%3]}
 				if seed%3 == 0 {
 					opt.Follow = func(e athar.Edge) bool { return e.Predicate != "knows" }
 				}
 				for _, first := range []int{0, 1, 3, 7, 50, 1000} {
 					for after := 0; after <= 60; after += max(first, 13) {
-						name := fmt.Sprintf("seed %d depth %d cap %d after %d first %d", seed, depth, cap, after, first)
+						name := fmt.Sprintf("seed %d depth %d cap %d maxEdges %d after %d first %d", seed, depth, cap, opt.MaxEdges, after, first)
 						want, err := traverse.Ranked(ctx, g, "n0", depth, after, first, opt)
 						if err != nil {
 							t.Fatal(err)
