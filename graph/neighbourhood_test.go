@@ -57,6 +57,16 @@ func (e *env) neighbourhoodMax(t *testing.T, id string, depth, first, maxEdges i
 	return data.Neighbourhood
 }
 
+// edgeKeys are the edges as sorted strings, to compare sets of edges.
+func edgeKeys(es []nbEdge) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, fmt.Sprint(e))
+	}
+	sort.Strings(out)
+	return out
+}
+
 // pageThrough follows the cursors to the end, checking each slice, and returns the nodes
 // and edges of every slice in order.
 func (e *env) pageThrough(t *testing.T, id string, depth, first int) ([]string, []nbEdge) {
@@ -131,16 +141,8 @@ func TestNeighbourhoodRankedSlices(t *testing.T) {
 				if fmt.Sprint(nodes) != fmt.Sprint(want) {
 					t.Fatalf("%s depth %d: slices of %d rank\n%v\nwant\n%v", id, depth, first, nodes, want)
 				}
-				key := func(es []nbEdge) []string {
-					var out []string
-					for _, e := range es {
-						out = append(out, fmt.Sprint(e))
-					}
-					sort.Strings(out)
-					return out
-				}
-				if fmt.Sprint(key(edges)) != fmt.Sprint(key(whole.Edges)) {
-					t.Fatalf("%s depth %d: slices of %d give edges\n%v\nwant\n%v", id, depth, first, key(edges), key(whole.Edges))
+				if fmt.Sprint(edgeKeys(edges)) != fmt.Sprint(edgeKeys(whole.Edges)) {
+					t.Fatalf("%s depth %d: slices of %d give edges\n%v\nwant\n%v", id, depth, first, edgeKeys(edges), edgeKeys(whole.Edges))
 				}
 			}
 			if want[0] != id {
@@ -282,15 +284,7 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 	if fmt.Sprint(nodes) != fmt.Sprint(want) {
 		t.Fatalf("slices of at most 300 edges rank\n%v\nwant\n%v", nodes, want)
 	}
-	key := func(es []nbEdge) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, fmt.Sprint(e))
-		}
-		sort.Strings(out)
-		return out
-	}
-	if fmt.Sprint(key(edges)) != fmt.Sprint(key(whole.Edges)) {
+	if fmt.Sprint(edgeKeys(edges)) != fmt.Sprint(edgeKeys(whole.Edges)) {
 		t.Fatalf("slices of at most 300 edges give %d edges, want %d", len(edges), len(whole.Edges))
 	}
 	capped := e.neighbourhoodMax(t, "person:g0", 2, 200, 300, nil)
