@@ -75,7 +75,7 @@ BENCH_SIZES ?= 1000,10000
 bench: build-bench
 	bin/athar bench --sizes $(BENCH_SIZES) --out docs/BENCHMARKS.md
 
-## bench-100k: import, memory, every query kind and the writes at 100,000 narrations (~1.5 h; 15 GB of disk)
+## bench-100k: import, memory, every query kind and the writes at 100,000 narrations (3 h or more on 2 cores; 20 GB of disk)
 bench-100k: build-bench
 	bin/athar bench --sizes 100000 --out docs/BENCHMARKS-100k.md
 

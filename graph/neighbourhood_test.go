@@ -200,7 +200,7 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 	counter.reset()
 	var data struct{ Neighbourhood nbSlice }
 	var calls map[string]int
-	e.query(t, nbQuery, map[string]any{"id": "person:g0", "depth": 3, "first": first}, &data)
+	e.query(t, nbQuery, map[string]any{"id": "person:g0", "depth": 3, "first": first, "maxEdges": graph.MaxNeighbourhoodEdges}, &data)
 	_, calls = counter.total()
 	edgesRead = calls["Edges"]
 	s := data.Neighbourhood

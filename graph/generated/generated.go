@@ -4732,7 +4732,7 @@ type Query {
   always holds one node with all its edges.
   """
   neighbourhood(id: ID!, depth: Int = 1, predicates: [String!], excludePredicates: [String!],
-                first: Int = 200, after: String, maxEdges: Int = 1000): Subgraph!
+                first: Int = 200, after: String, maxEdges: Int = 500): Subgraph!
   """
   A shortest path (maxLength 1 to 10), following edges both ways; null when there is none
   within maxLength. predicates limits the edges followed; excludePredicates skips some (e.g.

@@ -100,24 +100,9 @@ func RunCorpus(ctx context.Context, cfg CorpusConfig) (CorpusResult, error) {
 	}
 	res.Start = time.Since(begin)
 	logf(cfg.Log, "serving %s after %s", cfg.Store, res.Start.Round(time.Millisecond))
-	// searchTexts is UNAVAILABLE until the full-text index is open.
-	for deadline := time.Now().Add(5 * time.Minute); ; {
-		_, e, err := corpusQuery(url, `{ searchTexts(query: "ransom", first: 1) { totalCount } }`)
-		if err != nil {
-			return res, err
-		}
-		if e == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			return res, fmt.Errorf("searchTexts still fails after 5 minutes: %s", e)
-		}
-		time.Sleep(500 * time.Millisecond)
+	if err := waitSettled(url, srv.Process.Pid); err != nil {
+		return res, err
 	}
-	// Work the server starts in the background (the full-text index checked against the
-	// store, bleve's merges) would be billed to the first query kind's CPU: wait until the
-	// server is idle.
-	waitIdle(srv.Process.Pid, 3*time.Minute)
 	var ids []string
 	data, e, err := corpusQuery(url, `{ entity(id: "person:al-zuhri") { ... on Person { transmitted(first: 100) { id } } } }`)
 	if err != nil || e != "" {
@@ -220,6 +205,28 @@ func loadAvg() string {
 // ticks of 10 ms.
 // waitIdle returns once the process used under 2% of a core for two seconds running, or
 // after at most limit.
+// waitSettled waits until the server at url answers searchTexts (UNAVAILABLE until its
+// full-text index is open: built from the store on a new one, checked against it on an
+// old one) and then until it is idle: that background work, and bleve's merges after it,
+// would otherwise be billed to the first query kinds' latency and CPU.
+func waitSettled(url string, pid int) error {
+	for deadline := time.Now().Add(5 * time.Minute); ; {
+		_, e, err := corpusQuery(url, `{ searchTexts(query: "ransom", first: 1) { totalCount } }`)
+		if err != nil {
+			return err
+		}
+		if e == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("searchTexts still fails after 5 minutes: %s", e)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	waitIdle(pid, 3*time.Minute)
+	return nil
+}
+
 func waitIdle(pid int, limit time.Duration) {
 	quiet := 0
 	for end := time.Now().Add(limit); time.Now().Before(end) && quiet < 2; {
