@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/99designs/gqlgen v0.17.98
+	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
 	github.com/cayleygraph/cayley v0.7.7-0.20240706181042-81dcd7d73e45
@@ -12,6 +13,7 @@ require (
 	github.com/chromedp/chromedp v0.23.1
 	github.com/dgraph-io/badger/v2 v2.2007.4
 	github.com/gin-gonic/gin v1.12.0
+	github.com/google/btree v1.1.3
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/hidal-go/hidalgo v0.3.0
 	github.com/jackc/pgx/v5 v5.12.0

@@ -119,6 +119,39 @@ func checkAgainstScan(t *testing.T, st *Store) {
 	}
 }
 
+// checkManifestAgainstScan compares NarrationQuads of every label a scan of the store finds
+// (and of narration:none) with the scan.
+func checkManifestAgainstScan(t *testing.T, st *Store) {
+	t.Helper()
+	ctx := context.Background()
+	byLabel := map[string][]string{athar.ID("narration:none").IRI(): nil}
+	if err := st.Quads(ctx, func(q athar.Quad) error {
+		byLabel[q.Label] = append(byLabel[q.Label], q.Key())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for label, want := range byLabel {
+		id, ok := athar.ParseIRI(label)
+		if !ok {
+			continue
+		}
+		got, err := st.NarrationQuads(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g []string
+		for _, q := range got {
+			g = append(g, q.Key())
+		}
+		sort.Strings(g)
+		sort.Strings(want)
+		if !reflect.DeepEqual(g, want) {
+			t.Errorf("NarrationQuads(%s) = %v, a scan finds %v", id, g, want)
+		}
+	}
+}
+
 // crashAfterCayleyCommit does what Apply does up to Cayley's commit, and stops: what a
 // crash right after it leaves.
 func crashAfterCayleyCommit(t *testing.T, st *Store, cs []athar.Changeset) {

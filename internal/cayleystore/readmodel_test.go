@@ -328,13 +328,83 @@ func TestCheckReadModel(t *testing.T) {
 // TestReadModelAgreesWithCayley compares every read the read model answers with the same
 // read from Cayley's indexes, after each of a random sequence of writes.
 func TestReadModelAgreesWithCayley(t *testing.T) {
-	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
-		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
+	// bulk is a bbolt store in bulk mode, every read going through the buffer, written out
+	// only at the end; spill the same with the buffer written out after almost every step,
+	// so that reads see it over what the flushes left on disk, without the filter of keys
+	// on disk; grow the same with a filter sized for a few keys, regrown as they pass
+	// that. At the end their disks hold what the same writes leave without bulk mode, byte
+	// for byte.
+	boltDir, bulkDir, spillDir, growDir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		names := append([]string{manifestBucket, pendingBucket}, rmBuckets...)
+		want := dumpBuckets(t, boltDir, names...)
+		if len(want) < 100 {
+			t.Fatalf("the writes left %d rows: too few to compare", len(want))
+		}
+		for _, dir := range []string{bulkDir, spillDir, growDir} {
+			got := dumpBuckets(t, dir, names...)
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("after bulk mode, %q = %q, without it %q", k, got[k], v)
+				}
+			}
+			for k, v := range got {
+				if _, ok := want[k]; !ok {
+					t.Errorf("after bulk mode, %q = %q, absent without it", k, v)
+				}
+			}
+		}
+	}()
+	for _, spec := range []string{"memory:", "bbolt:" + boltDir, "bulk:" + bulkDir, "spill:" + spillDir, "grow:" + growDir} {
+		kind, dir, _ := strings.Cut(spec, ":")
+		t.Run(kind, func(t *testing.T) {
+			bulk := kind == "bulk" || kind == "spill" || kind == "grow"
+			if bulk {
+				spec = "bbolt:" + dir
+				defer func(b, n int, f uint) { bulkBudget, bulkListMax, bulkFilterMin = b, n, f }(bulkBudget, bulkListMax, bulkFilterMin)
+				bulkBudget = 1 << 30
+				switch kind {
+				case "spill":
+					// Written out often, and every read of a key not in the buffer a seek:
+					// too many keys on disk at the start to list them.
+					bulkBudget, bulkListMax = 4<<10, 0
+				case "grow":
+					bulkBudget, bulkFilterMin = 4<<10, 16
+				}
+			}
 			st, err := Open(spec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
+			if bulk {
+				if err := st.BeginBulk(); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					m := st.man.(*bulkManifest)
+					if (m.onDisk == nil) != (kind == "spill") {
+						t.Errorf("%s: the keys on disk listed: %v", kind, m.onDisk != nil)
+					}
+					if kind == "grow" && m.onDiskCap < 200 {
+						t.Errorf("grow: the filter of keys on disk is sized for %d keys: never regrown", m.onDiskCap)
+					}
+					flushes := m.flushes
+					if err := st.EndBulk(); err != nil {
+						t.Fatal(err)
+					}
+					if kind != "bulk" && flushes < 3 {
+						t.Errorf("bulk mode wrote its buffer out %d time(s) before the end; the test wants it several times", flushes)
+					}
+					if err := st.CheckReadModel(context.Background()); err != nil {
+						t.Errorf("after EndBulk: %v", err)
+					}
+					checkManifestAgainstScan(t, st)
+				}()
+			}
 			ctx := context.Background()
 			ids := storetest.RandomIDs
 			withRoutes := 0
@@ -481,5 +551,68 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestBulkModeCrash: a process killed in bulk mode -- its buffer lost, part of it written
+// out by earlier flushes -- leaves the markers set, and the next Open rebuilds the manifest
+// and the read model to the very rows the same writes leave without bulk mode.
+func TestBulkModeCrash(t *testing.T) {
+	ctx := context.Background()
+	plainDir, crashDir := t.TempDir(), t.TempDir()
+	defer func(b int) { bulkBudget = b }(bulkBudget)
+	bulkBudget = 16 << 10
+	for _, dir := range []string{plainDir, crashDir} {
+		st, err := Open("bbolt:"+dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dir == crashDir {
+			if err := st.BeginBulk(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		storetest.RandomWrites(t, st, 40, func(int) {})
+		if dir == crashDir {
+			m := st.man.(*bulkManifest)
+			if m.flushes == 0 || m.bytes == 0 {
+				t.Fatalf("%d flush(es), %d bytes buffered: the crash should find both", m.flushes, m.bytes)
+			}
+			st.man = m.base // the kill: the buffer is gone, nothing more is written
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := dumpBuckets(t, crashDir, pendingBucket)
+	for _, k := range bulkMarkers {
+		if _, ok := pending[pendingBucket+" "+k]; !ok {
+			t.Fatalf("marker %q not set on disk after the crash: %v", k, pending)
+		}
+	}
+	st, err := Open("bbolt:"+crashDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CheckReadModel(ctx); err != nil {
+		t.Error(err)
+	}
+	checkManifestAgainstScan(t, st)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names := append([]string{manifestBucket, pendingBucket}, rmBuckets...)
+	want, got := dumpBuckets(t, plainDir, names...), dumpBuckets(t, crashDir, names...)
+	if !reflect.DeepEqual(want, got) {
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("rebuilt after the crash, %q = %q; without bulk mode %q", k, got[k], v)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("rebuilt after the crash, %q is there; not without bulk mode", k)
+			}
+		}
 	}
 }

@@ -146,7 +146,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	err := s.qs.Close()
+	err := s.endBulk()
+	if cerr := s.qs.Close(); err == nil {
+		err = cerr
+	}
 	if s.lock != nil {
 		s.lock.Close()
 	}
@@ -289,6 +292,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	if err == nil && len(rebuild) > 0 {
 		_ = s.rebuildLabels(wctx, rebuild)
 	}
+	s.bulkSpill()
 	return nil
 }
 
