@@ -51,10 +51,18 @@ See docs/corpus.md.`
 	}
 	defer w.Close()
 	start := time.Now()
+	end, err := w.Bulk()
+	if err != nil {
+		return err
+	}
 	stats, err := corpusload.Run(ctx, w, fs.Args(), corpusload.Options{Report: e.stderr, Progress: corpusProgress(e.stderr), NoChains: !*chains})
+	endErr := end()
 	fmt.Fprintf(e.stdout, "%d file(s), %d hadith(s): %d imported, %d unchanged, %d refused (%d quads added, %d removed) in %s%s\n",
 		stats.Files, stats.Records, stats.Imported, stats.Unchanged, stats.Refused, stats.QuadsAdded, stats.QuadsRemove,
 		time.Since(start).Round(time.Millisecond), w.Where())
+	if endErr != nil {
+		return fmt.Errorf("corpus import: the imported hadiths are stored, their indexes are rebuilt at the next open: %w", endErr)
+	}
 	if err != nil {
 		return exitError{code: 1, msg: fmt.Sprintf("corpus import: stopped: %v", err)}
 	}

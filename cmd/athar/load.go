@@ -56,8 +56,17 @@ func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []loa
 	}
 	defer w.Close()
 	start := time.Now()
+	end, err := w.Bulk()
+	if err != nil {
+		return err
+	}
 	stats := app.Load(ctx, w, srcs, e.stderr, opts)
+	endErr := end()
 	fmt.Fprintf(e.stdout, "%s in %s%s\n", stats, time.Since(start).Round(time.Millisecond), w.Where())
+	if endErr != nil {
+		// What was reported imported is in the record; the next open rebuilds the indexes.
+		return fmt.Errorf("%s: the imported narrations are stored, their indexes are rebuilt at the next open: %w", cmd, endErr)
+	}
 	if opts.Verbose {
 		// Re-running a load reads each narration's manifest entry; a full scan here means a
 		// rebuild at open (an older store, or a crash) or a read that had to fall back.

@@ -44,6 +44,8 @@ type Writer struct {
 	// catchUp waits until Read holds every change made before the call.
 	catchUp func(context.Context) error
 	close   func()
+	// bulk is the embedded store, whose writes Bulk may buffer; nil in the scale-out mode.
+	bulk *cayleystore.Store
 }
 
 // Where says where the writes went, as the end of a summary line: "" in the embedded mode,
@@ -56,6 +58,20 @@ func (w *Writer) CatchUp(ctx context.Context) error { return w.catchUp(ctx) }
 
 // Close stops following the log, if any, and closes the store.
 func (w *Writer) Close() { w.close() }
+
+// Bulk lets the embedded store buffer its manifest and read-model writes (cayleystore's
+// BeginBulk), for a command that imports much and exits; the work of Bulk's returned end,
+// which writes the buffer out, is part of the import and is timed with it. A no-op in the
+// scale-out mode, whose replica serves others meanwhile.
+func (w *Writer) Bulk() (end func() error, err error) {
+	if w.bulk == nil {
+		return func() error { return nil }, nil
+	}
+	if err := w.bulk.BeginBulk(); err != nil {
+		return nil, err
+	}
+	return w.bulk.EndBulk, nil
+}
 
 // Open is the one place the mode is chosen: in the embedded mode it opens the store and
 // writes to it (ingest.Local); in the scale-out mode it opens a replica of the log, follows
@@ -71,6 +87,7 @@ func Open(ctx context.Context, m Mode, logger *slog.Logger, subs ...ingest.Subsc
 			Writer: ingest.NewLocal(st, schema.Vocabulary(), subs...), Read: st, Local: st,
 			where: func() string { return "" }, close: func() { st.Close() },
 			catchUp: func(context.Context) error { return nil },
+			bulk:    st,
 		}, nil
 	}
 	spec := "memory:"
