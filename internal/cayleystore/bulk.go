@@ -267,6 +267,9 @@ func (t bulkTx) scan(bucket, from string, fn func(k string, v []byte) bool) {
 	}
 }
 
+// bulkFillPercent is how full flush leaves the pages it splits (bbolt's default: half).
+const bulkFillPercent = 0.9
+
 // bulkChunk is how many buffered entries one flush transaction writes.
 const bulkChunk = 200000
 
@@ -306,6 +309,10 @@ func (m *bulkManifest) flush(final bool) error {
 				if err != nil {
 					return err
 				}
+				// Keys come in order: fill the pages they make instead of splitting them
+				// in half, as the read model's rebuild does (half-full pages are more pages
+				// for every range a query reads).
+				b.FillPercent = bulkFillPercent
 				if first && m.reset[name] && name == pendingBucket {
 					for _, k := range bulkMarkers { // set on disk until the final transaction
 						if err := b.Put([]byte(k), []byte{}); err != nil {
