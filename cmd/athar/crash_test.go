@@ -68,9 +68,9 @@ func byLabel(t *testing.T, st athar.Store) map[string][]string {
 }
 
 // TestKillDuringLoad kills `athar load` with SIGKILL at several moments and checks, after
-// each, that the store reopens without repair and holds every narration either wholly, as
-// the reference import stores it, or not at all, and that its manifest and read model agree
-// with its quads.
+// each, that the store reopens on its own and holds every narration either wholly, as the
+// reference import stores it, or not at all, and that its manifest and read model -- which
+// the load buffered (bulk mode) and the reopening rebuilds -- agree with its quads.
 func TestKillDuringLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and loads a corpus")
