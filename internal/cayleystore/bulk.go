@@ -142,8 +142,49 @@ func (m *bulkManifest) view(fn func(manifestTx) error) error {
 }
 
 // update runs fn over the buffer; fn's reads fall through to a read transaction of the
-// disk, and nothing is written to the disk.
-func (m *bulkManifest) update(fn func(manifestTx) error) error { return m.view(fn) }
+// disk, and nothing is written to the disk. If fn fails, what it wrote is undone, as a
+// bbolt transaction would be rolled back.
+func (m *bulkManifest) update(fn func(manifestTx) error) error {
+	var undo []bulkUndo
+	err := m.base.db.View(func(tx *bolt.Tx) error { return fn(bulkTx{base: newBoltTx(tx), m: m, undo: &undo}) })
+	if err != nil {
+		for i := len(undo) - 1; i >= 0; i-- {
+			u := undo[i]
+			switch {
+			case u.tree != nil || u.dropped:
+				m.trees[u.bucket], m.reset[u.bucket] = u.tree, u.wasReset
+				if u.tree == nil {
+					delete(m.trees, u.bucket)
+				}
+			case u.had:
+				m.set(u.bucket, u.old)
+			default:
+				if it, ok := m.tree(u.bucket).Delete(u.old); ok {
+					m.bytes -= len(it.key) + len(it.val) + bulkItemCost
+				}
+			}
+		}
+		m.bytes = 0
+		for _, tr := range m.trees {
+			tr.Ascend(func(it bulkItem) bool {
+				m.bytes += len(it.key) + len(it.val) + bulkItemCost
+				return true
+			})
+		}
+	}
+	return err
+}
+
+// bulkUndo undoes one write of a failed update: the item a key held before (had), or its
+// absence (old holds the key); or, for a bucket reset, the tree and reset flag before.
+type bulkUndo struct {
+	bucket   string
+	old      bulkItem
+	had      bool
+	tree     *btree.BTreeG[bulkItem] // a reset: the bucket's tree before (nil: none)
+	dropped  bool                    // a reset
+	wasReset bool
+}
 
 func (m *bulkManifest) tree(bucket string) *btree.BTreeG[bulkItem] {
 	t := m.trees[bucket]
@@ -166,6 +207,26 @@ func (m *bulkManifest) set(bucket string, it bulkItem) {
 type bulkTx struct {
 	base boltTx
 	m    *bulkManifest
+	undo *[]bulkUndo // an update's writes, to undo if it fails
+}
+
+// set writes it to the buffer, remembering for undo what the key held.
+func (t bulkTx) set(bucket string, it bulkItem) {
+	if t.undo != nil && t.m.trees[bucket] == nil {
+		// The bucket's first write: undone, the bucket has no tree again.
+		*t.undo = append(*t.undo, bulkUndo{bucket: bucket, dropped: true, wasReset: t.m.reset[bucket]})
+	}
+	tr := t.m.tree(bucket)
+	old, had := tr.ReplaceOrInsert(it)
+	if had {
+		t.m.bytes -= len(old.key) + len(old.val) + bulkItemCost
+	} else {
+		old = bulkItem{key: it.key}
+	}
+	t.m.bytes += len(it.key) + len(it.val) + bulkItemCost
+	if t.undo != nil {
+		*t.undo = append(*t.undo, bulkUndo{bucket: bucket, old: old, had: had})
+	}
 }
 
 func (t bulkTx) get(bucket, key string) []byte {
@@ -185,12 +246,12 @@ func (t bulkTx) get(bucket, key string) []byte {
 
 func (t bulkTx) put(bucket, key string, v []byte) error {
 	// The caller may pass a slice it goes on using, or one of the disk's pages.
-	t.m.set(bucket, bulkItem{key: key, val: bytes.Clone(v)})
+	t.set(bucket, bulkItem{key: key, val: bytes.Clone(v)})
 	return nil
 }
 
 func (t bulkTx) del(bucket, key string) error {
-	t.m.set(bucket, bulkItem{key: key, del: true})
+	t.set(bucket, bulkItem{key: key, del: true})
 	return nil
 }
 
@@ -211,19 +272,23 @@ func (t bulkTx) reset() error { return t.resetBuckets(manifestBucket, pendingBuc
 
 func (t bulkTx) resetBuckets(names ...string) error {
 	for _, name := range names {
-		if tr := t.m.trees[name]; tr != nil {
+		tr := t.m.trees[name]
+		if tr != nil {
 			tr.Ascend(func(it bulkItem) bool {
 				t.m.bytes -= len(it.key) + len(it.val) + bulkItemCost
 				return true
 			})
 		}
+		if t.undo != nil {
+			*t.undo = append(*t.undo, bulkUndo{bucket: name, tree: tr, dropped: true, wasReset: t.m.reset[name]})
+		}
 		t.m.trees[name] = btree.NewG(32, bulkLess)
 		t.m.reset[name] = true
-	}
-	if t.m.reset[pendingBucket] {
-		// The markers keep their place in the buffer: they say what is on disk.
-		for _, k := range bulkMarkers {
-			t.m.set(pendingBucket, bulkItem{key: k, del: true})
+		if name == pendingBucket {
+			// The markers keep their place in the buffer: they say what is on disk.
+			for _, k := range bulkMarkers {
+				t.set(pendingBucket, bulkItem{key: k, del: true})
+			}
 		}
 	}
 	return nil

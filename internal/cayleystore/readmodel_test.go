@@ -616,3 +616,76 @@ func TestBulkModeCrash(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkUpdateFailureUndone: an update that fails in bulk mode leaves the buffer as it
+// found it -- what it put, deleted or reset undone -- as a failed bbolt transaction would.
+func TestBulkUpdateFailureUndone(t *testing.T) {
+	st, err := Open("bbolt:"+t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.man.update(func(tx manifestTx) error { return tx.put(rmCountBucket, "on disk", []byte("d")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.BeginBulk(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.man.update(func(tx manifestTx) error {
+		if err := tx.put(rmCountBucket, "buffered", []byte("b")); err != nil {
+			return err
+		}
+		return tx.del(rmCountBucket, "gone")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dump := func() map[string]string {
+		out := map[string]string{}
+		_ = st.man.view(func(tx manifestTx) error {
+			for _, b := range append([]string{manifestBucket, pendingBucket}, rmBuckets...) {
+				tx.scan(b, "", func(k string, v []byte) bool { out[b+" "+k] = string(v); return true })
+				out[b+" exists"] = fmt.Sprint(tx.exists(b))
+			}
+			return nil
+		})
+		return out
+	}
+	before, bytesBefore := dump(), st.man.(*bulkManifest).bytes
+	boom := fmt.Errorf("boom")
+	err = st.man.update(func(tx manifestTx) error {
+		for _, w := range []func() error{
+			func() error { return tx.put(rmCountBucket, "buffered", []byte("changed")) },
+			func() error { return tx.put(rmCountBucket, "new", []byte("n")) },
+			func() error { return tx.del(rmCountBucket, "on disk") },
+			func() error { return tx.resetBuckets(rmEntityBucket, pendingBucket) },
+			func() error { return tx.put(rmEntityBucket, "after the reset", []byte("r")) },
+			func() error { return tx.put("athar.new-bucket", "k", []byte("v")) },
+		} {
+			if err := w(); err != nil {
+				return err
+			}
+		}
+		if tx.get(rmCountBucket, "on disk") != nil || string(tx.get(rmCountBucket, "buffered")) != "changed" {
+			t.Error("the update does not read its own writes")
+		}
+		return boom
+	})
+	if err != boom {
+		t.Fatalf("update returned %v, want its function's error", err)
+	}
+	after := dump()
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("after a failed update the buffer reads\n%v\nbefore it\n%v", after, before)
+	}
+	if before[rmCountBucket+" on disk"] != "d" || before[rmCountBucket+" buffered"] != "b" {
+		t.Fatalf("the fixture is not what the test expects: %v", before)
+	}
+	if got := st.man.(*bulkManifest).bytes; got != bytesBefore {
+		t.Errorf("the buffer counts %d bytes after the failed update, %d before", got, bytesBefore)
+	}
+	var exists bool
+	_ = st.man.view(func(tx manifestTx) error { exists = tx.exists("athar.new-bucket"); return nil })
+	if exists {
+		t.Error("a bucket the failed update created is still there")
+	}
+}
