@@ -52,6 +52,17 @@ type bulkItem struct {
 
 func bulkLess(a, b bulkItem) bool { return a.key < b.key }
 
+// cost is what it counts against bulkBudget.
+func (it bulkItem) cost() int { return len(it.key) + len(it.val) + bulkItemCost }
+
+// writeTo writes it to b: its value, or its deletion.
+func (it bulkItem) writeTo(b *bolt.Bucket) error {
+	if it.del {
+		return b.Delete([]byte(it.key))
+	}
+	return b.Put([]byte(it.key), it.val)
+}
+
 // bulkMarkers are the keys of pendingBucket that guard a bulk load on disk. Their logical
 // state (what readers see) is in the buffer from BeginBulk on; only the final flush writes it.
 var bulkMarkers = [...]string{rebuildAllKey, rmPendingKey}
@@ -160,14 +171,14 @@ func (m *bulkManifest) update(fn func(manifestTx) error) error {
 				m.set(u.bucket, u.old)
 			default:
 				if it, ok := m.tree(u.bucket).Delete(u.old); ok {
-					m.bytes -= len(it.key) + len(it.val) + bulkItemCost
+					m.bytes -= it.cost()
 				}
 			}
 		}
 		m.bytes = 0
 		for _, tr := range m.trees {
 			tr.Ascend(func(it bulkItem) bool {
-				m.bytes += len(it.key) + len(it.val) + bulkItemCost
+				m.bytes += it.cost()
 				return true
 			})
 		}
@@ -195,12 +206,13 @@ func (m *bulkManifest) tree(bucket string) *btree.BTreeG[bulkItem] {
 	return t
 }
 
-func (m *bulkManifest) set(bucket string, it bulkItem) {
-	old, had := m.tree(bucket).ReplaceOrInsert(it)
+func (m *bulkManifest) set(bucket string, it bulkItem) (old bulkItem, had bool) {
+	old, had = m.tree(bucket).ReplaceOrInsert(it)
 	if had {
-		m.bytes -= len(old.key) + len(old.val) + bulkItemCost
+		m.bytes -= old.cost()
 	}
-	m.bytes += len(it.key) + len(it.val) + bulkItemCost
+	m.bytes += it.cost()
+	return old, had
 }
 
 // bulkTx is one read or update over the buffer and a read transaction of the disk.
@@ -216,14 +228,10 @@ func (t bulkTx) set(bucket string, it bulkItem) {
 		// The bucket's first write: undone, the bucket has no tree again.
 		*t.undo = append(*t.undo, bulkUndo{bucket: bucket, dropped: true, wasReset: t.m.reset[bucket]})
 	}
-	tr := t.m.tree(bucket)
-	old, had := tr.ReplaceOrInsert(it)
-	if had {
-		t.m.bytes -= len(old.key) + len(old.val) + bulkItemCost
-	} else {
+	old, had := t.m.set(bucket, it)
+	if !had {
 		old = bulkItem{key: it.key}
 	}
-	t.m.bytes += len(it.key) + len(it.val) + bulkItemCost
 	if t.undo != nil {
 		*t.undo = append(*t.undo, bulkUndo{bucket: bucket, old: old, had: had})
 	}
@@ -275,7 +283,7 @@ func (t bulkTx) resetBuckets(names ...string) error {
 		tr := t.m.trees[name]
 		if tr != nil {
 			tr.Ascend(func(it bulkItem) bool {
-				t.m.bytes -= len(it.key) + len(it.val) + bulkItemCost
+				t.m.bytes -= it.cost()
 				return true
 			})
 		}
@@ -394,14 +402,10 @@ func (m *bulkManifest) flush(final bool) error {
 					if isMarker(name, it.key) {
 						return true
 					}
-					if it.del {
-						err = b.Delete([]byte(it.key))
-					} else {
-						err = b.Put([]byte(it.key), it.val)
-						if m.onDisk != nil {
-							m.onDisk.Add(diskKey(name, it.key))
-							m.onDiskN++
-						}
+					err = it.writeTo(b)
+					if !it.del && m.onDisk != nil {
+						m.onDisk.Add(diskKey(name, it.key))
+						m.onDiskN++
 					}
 					return err == nil
 				})
@@ -437,12 +441,7 @@ func (m *bulkManifest) flush(final bool) error {
 				return err
 			}
 			for _, it := range markers {
-				if it.del {
-					err = b.Delete([]byte(it.key))
-				} else {
-					err = b.Put([]byte(it.key), it.val)
-				}
-				if err != nil {
+				if err := it.writeTo(b); err != nil {
 					return err
 				}
 			}
