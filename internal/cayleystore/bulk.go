@@ -156,34 +156,46 @@ func (m *bulkManifest) view(fn func(manifestTx) error) error {
 // disk, and nothing is written to the disk. If fn fails, what it wrote is undone, as a
 // bbolt transaction would be rolled back.
 func (m *bulkManifest) update(fn func(manifestTx) error) error {
-	var undo []bulkUndo
-	err := m.base.db.View(func(tx *bolt.Tx) error { return fn(bulkTx{base: newBoltTx(tx), m: m, undo: &undo}) })
+	undo, err := m.run(fn)
 	if err != nil {
-		for i := len(undo) - 1; i >= 0; i-- {
-			u := undo[i]
-			switch {
-			case u.tree != nil || u.dropped:
-				m.trees[u.bucket], m.reset[u.bucket] = u.tree, u.wasReset
-				if u.tree == nil {
-					delete(m.trees, u.bucket)
-				}
-			case u.had:
-				m.set(u.bucket, u.old)
-			default:
-				if it, ok := m.tree(u.bucket).Delete(u.old); ok {
-					m.bytes -= it.cost()
-				}
-			}
-		}
-		m.bytes = 0
-		for _, tr := range m.trees {
-			tr.Ascend(func(it bulkItem) bool {
-				m.bytes += it.cost()
-				return true
-			})
-		}
+		m.rollback(undo)
 	}
 	return err
+}
+
+// run is update that keeps what fn wrote even if it fails, and returns the log that
+// rollback undoes it with -- as long as nothing else has written to the buffer since.
+func (m *bulkManifest) run(fn func(manifestTx) error) ([]bulkUndo, error) {
+	var undo []bulkUndo
+	err := m.base.db.View(func(tx *bolt.Tx) error { return fn(bulkTx{base: newBoltTx(tx), m: m, undo: &undo}) })
+	return undo, err
+}
+
+// rollback undoes the writes of run's log, newest first.
+func (m *bulkManifest) rollback(undo []bulkUndo) {
+	for i := len(undo) - 1; i >= 0; i-- {
+		u := undo[i]
+		switch {
+		case u.tree != nil || u.dropped:
+			m.trees[u.bucket], m.reset[u.bucket] = u.tree, u.wasReset
+			if u.tree == nil {
+				delete(m.trees, u.bucket)
+			}
+		case u.had:
+			m.set(u.bucket, u.old)
+		default:
+			if it, ok := m.tree(u.bucket).Delete(u.old); ok {
+				m.bytes -= it.cost()
+			}
+		}
+	}
+	m.bytes = 0
+	for _, tr := range m.trees {
+		tr.Ascend(func(it bulkItem) bool {
+			m.bytes += it.cost()
+			return true
+		})
+	}
 }
 
 // bulkUndo undoes one write of a failed update: the item a key held before (had), or its
@@ -526,4 +538,67 @@ func (s *Store) bulkSpill() {
 	if m, ok := s.man.(*bulkManifest); ok && m.bytes > bulkBudget {
 		_ = m.flush(false)
 	}
+}
+
+// besideRows is the read model's rows of one Apply being written to the bulk buffer while
+// Cayley commits the same change.
+//
+// The rows of an addition are a function of its quads and of the rows already buffered or
+// on disk -- never of Cayley's state (rmApply reads only the manifest's transaction) -- so
+// in bulk mode they need not wait for Cayley's commit: a second core writes them meanwhile,
+// and a load's wall time loses most of the read model's share (its CPU time does not). The
+// change's other writes (its label records, which need the terms' ids from Cayley's commit;
+// the narration rows, read from Cayley; the read model's mark cleared) follow the commit,
+// as for any Apply. A change that removes quads is not written beside: whether a row goes
+// can depend on what Cayley still holds.
+type besideRows struct {
+	m    *bulkManifest
+	done chan struct{}
+	undo []bulkUndo
+	err  error
+}
+
+// writeBeside starts writing the rows of c's additions, if the store is in bulk mode, its
+// read model is in step and c only adds. Until wait returns, nothing else may touch the
+// buffer. Callers hold the write lock.
+func (s *Store) writeBeside(c *manifestChange) *besideRows {
+	m, ok := s.man.(*bulkManifest)
+	if !ok || s.rmStale || len(c.remove) > 0 {
+		return nil
+	}
+	b := &besideRows{m: m, done: make(chan struct{})}
+	if testBeside != nil {
+		defer testBeside(b)
+	}
+	go func() {
+		defer close(b.done)
+		b.undo, b.err = m.run(func(tx manifestTx) error {
+			for _, l := range c.labels {
+				for _, q := range c.add[l] {
+					if !readModelKeeps(q) {
+						continue
+					}
+					if err := rmApply(tx, q, true); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+	}()
+	return b
+}
+
+// testBeside, if set, sees each besideRows once started (for tests).
+var testBeside func(*besideRows)
+
+// wait waits for the rows; if Cayley did not commit the change (committed false) or they
+// failed, it undoes them. It reports whether they are written.
+func (b *besideRows) wait(committed bool) bool {
+	<-b.done
+	if b.err != nil || !committed {
+		b.m.rollback(b.undo)
+		return false
+	}
+	return true
 }

@@ -2,10 +2,14 @@ package cayleystore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cayleygraph/cayley/graph"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -639,17 +643,7 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dump := func() map[string]string {
-		out := map[string]string{}
-		_ = st.man.view(func(tx manifestTx) error {
-			for _, b := range append([]string{manifestBucket, pendingBucket}, rmBuckets...) {
-				tx.scan(b, "", func(k string, v []byte) bool { out[b+" "+k] = string(v); return true })
-				out[b+" exists"] = fmt.Sprint(tx.exists(b))
-			}
-			return nil
-		})
-		return out
-	}
+	dump := func() map[string]string { return readManifest(st) }
 	before, bytesBefore := dump(), st.man.(*bulkManifest).bytes
 	boom := fmt.Errorf("boom")
 	err = st.man.update(func(tx manifestTx) error {
@@ -687,5 +681,86 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 	_ = st.man.view(func(tx manifestTx) error { exists = tx.exists("athar.new-bucket"); return nil })
 	if exists {
 		t.Error("a bucket the failed update created is still there")
+	}
+}
+
+// readManifest reads every key of the manifest's and read model's buckets as st's readers
+// see them (through the buffer, in bulk mode), and whether each bucket exists.
+func readManifest(st *Store) map[string]string {
+	out := map[string]string{}
+	_ = st.man.view(func(tx manifestTx) error {
+		for _, b := range append([]string{manifestBucket, pendingBucket}, rmBuckets...) {
+			tx.scan(b, "", func(k string, v []byte) bool { out[b+" "+k] = string(v); return true })
+			out[b+" exists"] = fmt.Sprint(tx.exists(b))
+		}
+		return nil
+	})
+	return out
+}
+
+// refusingStore is Cayley refusing every change, after the time a commit takes.
+type refusingStore struct{ graph.QuadStore }
+
+var errRefused = errors.New("refused by the test")
+
+func (refusingStore) ApplyDeltas([]graph.Delta, graph.IgnoreOpts) error {
+	time.Sleep(20 * time.Millisecond)
+	return errRefused
+}
+
+// TestBulkRowsBesideRefusedCommit: in bulk mode an addition's read-model rows are written
+// while Cayley commits it (writeBeside); if Cayley refuses the change, they are undone, and
+// the store reads as before.
+func TestBulkRowsBesideRefusedCommit(t *testing.T) {
+	ctx := context.Background()
+	st := openBbolt(t, t.TempDir())
+	defer st.Close()
+	if err := st.BeginBulk(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Apply(ctx, fixtureBase...); err != nil {
+		t.Fatal(err)
+	}
+	before := readManifest(st)
+	add := fixtureChange[2] // n4: an addition only, so its rows are written beside
+	if len(add.Remove) != 0 || len(add.Add) == 0 {
+		t.Fatalf("the fixture's change is not an addition: %+v", add)
+	}
+	var written bool
+	qs := st.qs
+	st.qs = refusingStore{qs}
+	testBeside = func(b *besideRows) {
+		<-b.done
+		written = b.err == nil && len(b.undo) > 0
+	}
+	err := st.Apply(ctx, add)
+	st.qs, testBeside = qs, nil
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("Apply = %v, want Cayley's refusal", err)
+	}
+	if !written {
+		t.Fatal("no rows were written beside the refused commit: the test tests nothing")
+	}
+	if after := readManifest(st); !reflect.DeepEqual(before, after) {
+		t.Errorf("after the refused commit the buffer reads\n%v\nbefore it\n%v", after, before)
+	}
+	if st.rmStale {
+		t.Error("the read model is marked stale after a refused commit that changed nothing")
+	}
+	if err := st.CheckReadModel(ctx); err != nil {
+		t.Error(err)
+	}
+	// The same change, accepted, writes its rows beside and agrees with Cayley.
+	if err := st.Apply(ctx, add); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CheckReadModel(ctx); err != nil {
+		t.Error(err)
+	}
+	if err := st.EndBulk(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CheckReadModel(ctx); err != nil {
+		t.Error(err)
 	}
 }

@@ -231,10 +231,16 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 			tx.AddQuad(p)
 		}
 	}
-	if err := s.qs.ApplyDeltas(tx.Deltas, opts); err != nil {
+	beside := s.writeBeside(change)
+	err = s.qs.ApplyDeltas(tx.Deltas, opts)
+	rowsWritten := beside != nil && beside.wait(err == nil)
+	if err != nil {
 		// Nothing changed, so the entries are still right -- except those already stale.
 		s.clearPending(without(change.labels, stale))
 		return fmt.Errorf("apply %d changes: %w", n, err)
+	}
+	if beside != nil && !rowsWritten {
+		s.rmStale = true // the rows failed (and are undone): the read model is rebuilt at Open
 	}
 	if len(pins) > 0 {
 		// The change is committed; a failure here only leaves pins, which reads skip and
@@ -251,7 +257,10 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	}
 	var rm func(manifestTx) error
 	if !s.rmStale {
-		put, del, err := s.rmChange(wctx, change)
+		var put, del []quad.Quad
+		if !rowsWritten {
+			put, del, err = s.rmChange(wctx, change)
+		}
 		var routes map[athar.ID][]byte
 		if err == nil {
 			routes, err = s.routesChange(wctx, change)
