@@ -27,6 +27,7 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/corpus"
+	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/schema"
 )
 
@@ -59,7 +60,7 @@ type Result struct {
 	Narrations int
 	Quads      int
 	AtharLoad  time.Duration // `athar load` of the generated documents, end to end
-	RawLoad    time.Duration // raw Cayley loading the store's N-Quads export, ApplyDeltas in batches of 10,000
+	RawLoad    time.Duration // raw Cayley loading the store's N-Quads export, ApplyDeltas in transactions of ingest.TxQuads, as Athar's
 	// The CPU time (user + system) of each load: the load process's, and this process's
 	// during the raw load. Unlike wall time it hardly moves when other work shares the
 	// machine, so it compares the two loads' work even then.
@@ -154,7 +155,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		return res, err
 	}
 	start, cpu := time.Now(), selfCPU()
-	res.Quads, err = raw.LoadNQuads(in, 10000)
+	res.Quads, err = raw.LoadNQuads(in, ingest.TxQuads)
 	res.RawLoad, res.RawLoadCPU = time.Since(start), selfCPU()-cpu
 	in.Close()
 	// Closed while the server is timed: the client shares this process with it, and an

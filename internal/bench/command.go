@@ -28,7 +28,8 @@ const usage = `Usage: athar bench [flags] [--corpus-import FILE...]
 
 Measure Athar against raw Cayley on the same generated corpus and the same bbolt backend:
 'athar load' against raw Cayley loading the store's N-Quads export (streamed, parsing
-included) with ApplyDeltas in batches of 10,000; GraphQL query
+included) with ApplyDeltas in transactions as large as Athar's (ingest.TxQuads, 40,000
+quads); GraphQL query
 latency over HTTP (p50, p99) against the raw Cayley lookups that fetch the same facts;
 the server's peak memory and the store's size on disk. The results replace the measured
 section of the --out file (between its bench markers), so the prose around it stays.
@@ -40,7 +41,8 @@ or written into --out between its corpus markers.
 
 With --corpus-import FILE..., time instead the whole of 'athar corpus import FILE...' into
 a new store in --work (process start to exit) against raw Cayley loading that store's
-N-Quads export, streamed, with ApplyDeltas in batches of 10,000 (parsing included); the
+N-Quads export, streamed, with ApplyDeltas in transactions as large as Athar's (parsing
+included); the
 table is printed or written between the corpus-import markers of --out.
 
 With --backends, compare Cayley's embedded backends instead, on the quads of the same

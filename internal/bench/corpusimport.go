@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/ingest"
 )
 
 // CorpusImportConfig says what RunCorpusImport imports and where.
@@ -26,7 +27,7 @@ type CorpusImportConfig struct {
 
 // CorpusImportResult is a run of RunCorpusImport: the whole of 'athar corpus import' into
 // an empty store (process start to exit) against raw Cayley loading that store's exported
-// N-Quads with ApplyDeltas in transactions of 10,000 quads.
+// N-Quads with ApplyDeltas in transactions as large as the import's (ingest.TxQuads).
 type CorpusImportResult struct {
 	Files             int
 	Quads             int
@@ -81,7 +82,7 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 		return res, err
 	}
 	start, cpu := time.Now(), selfCPU()
-	res.Quads, err = raw.LoadNQuads(in, 10000)
+	res.Quads, err = raw.LoadNQuads(in, ingest.TxQuads)
 	res.Raw, res.RawCPU = time.Since(start), selfCPU()-cpu
 	in.Close()
 	if cerr := raw.Close(); err == nil {
@@ -99,7 +100,7 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 func WriteCorpusImportMarkdown(w io.Writer, m Meta, r CorpusImportResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s  \nLoad average at the start: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"), m.Load)
-	b.WriteString("| files | quads | athar corpus import | CPU (user+sys) | raw Cayley, the export's N-Quads (ApplyDeltas, 10k/tx) | CPU | ratio | CPU ratio | on disk, athar / raw |\n")
+	fmt.Fprintf(&b, "| files | quads | athar corpus import | CPU (user+sys) | raw Cayley, the export's N-Quads (ApplyDeltas, %dk/tx as Athar) | CPU | ratio | CPU ratio | on disk, athar / raw |\n", ingest.TxQuads/1000)
 	b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %s | %.2f | %.2f | %.0f / %.0f MiB |\n",
 		r.Files, r.Quads, r.Import.Round(100*time.Millisecond), r.ImportCPU.Round(100*time.Millisecond),

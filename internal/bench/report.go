@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/athar-hadith/athar/internal/ingest"
 )
 
 // Meta describes the run for the report.
@@ -25,7 +27,7 @@ type Meta struct {
 func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"))
-	b.WriteString("### Import\n\n| narrations | quads | athar load | narrations/s | quads/s | raw Cayley (the export's N-Quads, ApplyDeltas, 10k/tx) | raw quads/s | ratio athar/raw | CPU athar / raw (user+sys) | CPU ratio |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Fprintf(&b, "### Import\n\n| narrations | quads | athar load | narrations/s | quads/s | raw Cayley (the export's N-Quads, ApplyDeltas, %dk/tx as Athar) | raw quads/s | ratio athar/raw | CPU athar / raw (user+sys) | CPU ratio |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", ingest.TxQuads/1000)
 	for _, r := range results {
 		cpu, cpuRatio := "n/a", "n/a"
 		if r.RawLoadCPU > 0 {

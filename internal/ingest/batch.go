@@ -9,13 +9,17 @@ import (
 	"github.com/athar-hadith/athar/internal/narration"
 )
 
-// batchQuads is how many quads ImportMany puts in one transaction: large enough to pay for
-// a commit, small enough that Cayley's per-transaction work stays linear (its bbolt
-// backend slows down on much larger transactions; see docs/BENCHMARKS.md).
-const batchQuads = 10000
+// TxQuads is about how many quads a load (ImportMany) and a corpus import (ImportHadiths)
+// put in one transaction. On bbolt each commit -- Cayley's per-transaction work on the terms
+// it touched, the page writes and the fsync -- costs as much CPU as Cayley's work on
+// thousands of quads: a 3,000-narration load took 36 s of wall time at 10,000 and 29-32 s at
+// 40,000, and Sahih Muslim with its chains 12% less CPU; at 150,000 Cayley's
+// per-transaction work grew faster than the commits saved (docs/BENCHMARKS.md). The
+// benchmarks' raw Cayley loads in transactions of the same size.
+const TxQuads = 40000
 
 // ImportMany imports documents as Import does, but writes the new narrations among them
-// in shared transactions of about batchQuads quads, which is what makes bulk loads fast
+// in shared transactions of about TxQuads quads, which is what makes bulk loads fast
 // (a commit per transaction instead of one per narration). Each document is still all or
 // nothing: a refused document is left out of the transaction, and documents later in the
 // batch may use the entities earlier ones define. Documents whose narration is already
@@ -125,7 +129,7 @@ func (im *Local) ImportMany(ctx context.Context, docs []Doc) []BatchResult {
 			css = append(css, athar.Changeset{Narration: c.ID, Add: want})
 			css = append(css, rebind...)
 			members = append(members, i)
-			if pending += len(want); pending >= batchQuads {
+			if pending += len(want); pending >= TxQuads {
 				flush()
 			}
 		}

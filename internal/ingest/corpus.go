@@ -29,7 +29,7 @@ type HadithResult struct {
 // when a document about another hadith holds that id). A record whose
 // quads are already stored is not written; a changed one replaces exactly what its
 // previous version asserted. Records are written in shared transactions of about
-// corpusBatchQuads quads; a record failing hadith.Record.Check is refused alone. Once ctx is
+// TxQuads quads; a record failing hadith.Record.Check is refused alone. Once ctx is
 // done, the records not yet stored are reported with its error.
 func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []HadithResult {
 	out := make([]HadithResult, len(recs))
@@ -134,7 +134,7 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 		out[i].Changed, out[i].QuadsAdded, out[i].QuadsRemoved = true, len(cs.Add), len(cs.Remove)
 		css = append(css, cs)
 		members = append(members, i)
-		if pending += len(cs.Add) + len(cs.Remove); pending >= corpusBatchQuads {
+		if pending += len(cs.Add) + len(cs.Remove); pending >= TxQuads {
 			if err := flush(); err != nil {
 				for j := i + 1; j < len(recs); j++ {
 					out[j].Err = fmt.Errorf("import %s: not attempted: an earlier transaction failed: %w", recs[j].Label(), err)
@@ -146,14 +146,6 @@ func (im *Local) ImportHadiths(ctx context.Context, recs []hadith.Record) []Hadi
 	flush()
 	return out
 }
-
-// corpusBatchQuads is how many quads ImportHadiths puts in one transaction: more than
-// ImportMany's batchQuads, since a corpus import writes millions of quads and on bbolt each
-// commit (its page writes and fsync, and the manifest's update) costs about as much CPU as
-// Cayley's work on several thousand of them. Importing Sahih Muslim with its chains took
-// 12% less CPU at 40,000 than at 10,000 (mostly system time), and more again at 150,000
-// (docs/BENCHMARKS.md, "The full corpus").
-const corpusBatchQuads = 40000
 
 // docChange is a document being written (imported, replaced or deleted), whose stored
 // state the choice of a record's narration must not see: its id and the references it
