@@ -174,12 +174,48 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 	return nil
 }
 
-// DefinedBy implements athar.Store.
+// DefinedBy implements athar.Store: the narrations giving each entity a type. It reads the
+// read model's entity rows (one short scan an entity, however many narrations define it:
+// a load asks it of every entity each document defines or names); while the read model is
+// stale, or for an id that is not an entity's, Cayley's quads (definedByFromCayley).
 func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
+	if s.rmStale {
+		return s.definedByFromCayley(ctx, ids)
+	}
+	out := make(map[athar.ID][]athar.ID, len(ids))
+	var rest []athar.ID
+	err := s.man.view(func(tx manifestTx) error {
+		for _, id := range ids {
+			if _, ok := athar.TypeOfPrefix(id.Prefix()); !ok {
+				rest = append(rest, id)
+				continue
+			}
+			by, err := rmDefinedBy(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if len(by) > 0 {
+				out[id] = by
+			}
+		}
+		return nil
+	})
+	if err != nil || len(rest) == 0 {
+		return out, err
+	}
+	more, err := s.definedByFromCayley(ctx, rest)
+	for id, by := range more {
+		out[id] = by
+	}
+	return out, err
+}
+
+// definedByFromCayley is DefinedBy from Cayley's quads. Callers hold the read lock.
+func (s *Store) definedByFromCayley(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
 	out := make(map[athar.ID][]athar.ID, len(ids))
 	for _, id := range ids {
 		qs, err := s.withPredicate(ctx, quad.Subject, quad.IRI(id.IRI()), athar.RDFType)

@@ -124,6 +124,35 @@ func addEntityCount(tx manifestTx, k string, d int) error {
 	return tx.put(rmEntityBucket, k, binary.AppendUvarint(nil, uint64(m)))
 }
 
+// rmDefinedBy reads from the read model the narrations that give an entity a type, sorted,
+// as Store.definedByFromCayley does from Cayley: the labels of its "l" rows of kind t.
+func rmDefinedBy(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ID, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	prefix := "l\x00" + id.IRI() + "\x00t\x00"
+	var by []athar.ID
+	var err error
+	tx.scan(rmEntityBucket, prefix, func(k string, _ []byte) bool {
+		if !strings.HasPrefix(k, prefix) {
+			return false
+		}
+		_, label, ok := strings.Cut(k[len(prefix):], "\x00")
+		if !ok {
+			err = errCorruptRow
+			return false
+		}
+		if n, ok := narrationLabel(label); ok {
+			by = append(by, n)
+		}
+		return true
+	})
+	if err != nil || len(by) == 0 {
+		return nil, err
+	}
+	return uniqueIDs(by), nil
+}
+
 // rmEntity reads an entity record from the read model, by the rules of Store.entity.
 func rmEntity(ctx context.Context, tx manifestTx, id athar.ID) (*athar.Entity, error) {
 	t, ok := athar.TypeOfPrefix(id.Prefix())

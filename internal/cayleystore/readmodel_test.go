@@ -411,10 +411,13 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 			}
 			ctx := context.Background()
 			ids := storetest.RandomIDs
-			withRoutes := 0
+			withRoutes, definedSeen := 0, 0
 			defer func() {
 				if withRoutes == 0 {
 					t.Error("no narration of the random writes had routes")
+				}
+				if definedSeen == 0 {
+					t.Error("no entity of the random writes was defined")
 				}
 			}()
 			storetest.RandomWrites(t, st, 60, func(step int) {
@@ -515,15 +518,30 @@ func TestReadModelAgreesWithCayley(t *testing.T) {
 					}
 				}
 				fromAdj := adjacency()
+				defIDs := append(append([]athar.ID{}, ids...), nids...)
+				defined, err := st.DefinedBy(ctx, defIDs)
+				if err != nil {
+					t.Fatal(err)
+				}
 				st.mu.Lock()
 				st.rmStale = true // reads go to Cayley's indexes
 				st.mu.Unlock()
 				fromScan := adjacency()
+				definedFromCayley, err := st.DefinedBy(ctx, defIDs)
+				if err != nil {
+					t.Fatal(err)
+				}
 				st.mu.Lock()
 				st.rmStale = false
 				st.mu.Unlock()
 				if !reflect.DeepEqual(fromAdj, fromScan) {
 					t.Fatalf("step %d: adjacency: read model %+v, Cayley %+v", step, fromAdj, fromScan)
+				}
+				if !reflect.DeepEqual(defined, definedFromCayley) {
+					t.Fatalf("step %d: defined by: read model %v, Cayley %v", step, defined, definedFromCayley)
+				}
+				if len(defined) > 0 {
+					definedSeen++
 				}
 				st.mu.RLock()
 				defer st.mu.RUnlock()
