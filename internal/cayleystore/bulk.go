@@ -379,6 +379,27 @@ func (m *bulkManifest) flush(final bool) error {
 		}
 		return false
 	}
+	// The filter learns the keys on a second core while bbolt writes them (a tenth of a
+	// flush's time otherwise). Nothing changes the trees during a flush, and nothing reads
+	// the filter until it is done; a flush that fails leaves it with keys not on disk,
+	// which it may have.
+	filtered := make(chan struct{})
+	go func() {
+		defer close(filtered)
+		if m.onDisk == nil {
+			return
+		}
+		for _, name := range names {
+			m.trees[name].Ascend(func(it bulkItem) bool {
+				if !it.del && !isMarker(name, it.key) {
+					m.onDisk.Add(diskKey(name, it.key))
+					m.onDiskN++
+				}
+				return true
+			})
+		}
+	}()
+	defer func() { <-filtered }()
 	for _, name := range names {
 		tr := m.trees[name]
 		from, first := "", true
@@ -415,10 +436,6 @@ func (m *bulkManifest) flush(final bool) error {
 						return true
 					}
 					err = it.writeTo(b)
-					if !it.del && m.onDisk != nil {
-						m.onDisk.Add(diskKey(name, it.key))
-						m.onDiskN++
-					}
 					return err == nil
 				})
 				return err
@@ -433,6 +450,7 @@ func (m *bulkManifest) flush(final bool) error {
 		}
 	}
 	// Everything but the markers is on disk.
+	<-filtered
 	if m.onDisk != nil && m.onDiskN > m.onDiskCap {
 		// Past what the filter was sized for: list the disk into one twice as large (a
 		// few seconds at millions of keys, each time the keys on disk double).
