@@ -2,6 +2,7 @@ package cayleystore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -590,15 +591,17 @@ func (s *Store) writeBeside(c *manifestChange) *besideRows {
 	}
 	go func() {
 		defer close(b.done)
+		// Without removals, rmChange reads nothing from Cayley: put is the additions the
+		// read model keeps, in order.
+		put, _, err := s.rmChange(context.Background(), c)
+		if err != nil {
+			b.err = err
+			return
+		}
 		b.undo, b.err = m.run(func(tx manifestTx) error {
-			for _, l := range c.labels {
-				for _, q := range c.add[l] {
-					if !readModelKeeps(q) {
-						continue
-					}
-					if err := rmApply(tx, q, true); err != nil {
-						return err
-					}
+			for _, q := range put {
+				if err := rmApply(tx, q, true); err != nil {
+					return err
 				}
 			}
 			return nil
