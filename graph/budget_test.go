@@ -207,3 +207,19 @@ func TestCostReadsTheReadModelsCounts(t *testing.T) {
 	}
 	e.mustFail(t, request{Query: `{ claims(first: 1) { totalCount } }`}, "QUERY_TOO_COMPLEX")
 }
+
+// TestTimelineCostsItsPageWhenKept: the timeline and the chronology read every event and
+// every claim of their predicates to order them. Without a TimelineCache each request does,
+// and is charged for it; with one the order is computed once per write, so a request costs
+// its page -- at 100,000 narrations the read alone passed the whole limit.
+func TestTimelineCostsItsPageWhenKept(t *testing.T) {
+	const limit = 40
+	for _, q := range []string{`{ timeline(first: 5) { id } }`, `{ chronology(first: 5) { unplaced { id } } }`} {
+		uncached := newEnv(t, options{config: func(c *graph.Config) { c.MaxComplexity, c.Timeline = limit, nil }})
+		uncached.mustFail(t, request{Query: q}, "QUERY_TOO_COMPLEX")
+		cached := newEnv(t, options{config: func(c *graph.Config) { c.MaxComplexity = limit }})
+		if r := cached.do(t, request{Query: q}); len(r.Errors) > 0 || !strings.Contains(string(r.Data), "event:") {
+			t.Errorf("%s with the orders kept: %+v, %s", q, r.Errors, r.Data)
+		}
+	}
+}

@@ -156,7 +156,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Texts != nil {
 		r.texts = cfg.Texts
 	}
-	es := costed{ExecutableSchema: generated.NewExecutableSchema(generated.Config{Resolvers: r}), index: cfg.Index, store: cfg.Store}
+	es := costed{ExecutableSchema: generated.NewExecutableSchema(generated.Config{Resolvers: r}), index: cfg.Index, store: cfg.Store, timeline: cfg.Timeline}
 
 	srv := handler.New(es)
 	srv.AddTransport(transport.GET{})

@@ -121,6 +121,9 @@ type costed struct {
 	graphql.ExecutableSchema
 	index *search.Index
 	store athar.Store // for the counts the read model keeps (claims per predicate)
+	// timeline, when it keeps the orders between writes, makes a timeline or chronology
+	// request cost its page: the order is computed once per write, not per request.
+	timeline *TimelineCache
 }
 
 const listCost = 5
@@ -139,7 +142,8 @@ func (c costed) scanCost() int { return 1 + 10*c.index.Len() }
 // of one predicate is a page of a sorted list (no more than the page); of one predicate
 // with minAttestations or minRoutes, every claim of the predicate; with no filter at all,
 // the whole store. The timeline and chronology read the claims of their five predicates
-// and every event.
+// and every event -- once per write when a TimelineCache keeps their orders, and a request
+// then reads only its page.
 func (c costed) readCost(ctx context.Context, field string, args map[string]any) int {
 	switch field {
 	case "Query.claims":
@@ -155,6 +159,9 @@ func (c costed) readCost(ctx context.Context, field string, args map[string]any)
 		}
 		return 1 + c.claimCount(ctx, p)
 	case "Query.timeline", "Query.chronology":
+		if c.timeline.cached() {
+			return 0
+		}
 		n := 1 + c.index.LenOf(string(athar.TypeEvent))
 		for _, p := range timelinePredicates {
 			n += c.claimCount(ctx, p)

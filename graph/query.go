@@ -379,25 +379,49 @@ func (r *queryResolver) subgraph(ctx context.Context, sg traverse.Subgraph) (*mo
 	return out, nil
 }
 
-// chronologyOrder orders every event of the graph (chronology). It needs each claim's
-// subject, object and value: the references the store keeps sorted per predicate, not the
-// claims with their attestations.
-func (r *Resolver) chronologyOrder(ctx context.Context) ([]athar.ID, error) {
+// timelineInputs are what the timeline and the chronology order: every event, and the
+// claims of the timeline's predicates -- each claim's subject, object and value, the
+// references the store keeps sorted per predicate, not the claims with their attestations.
+func (r *Resolver) timelineInputs(ctx context.Context) ([]athar.ID, map[string][]*athar.Claim, error) {
 	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byPredicate := map[string][]*athar.Claim{}
 	for _, p := range timelinePredicates {
 		page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Predicate: p, First: -1})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, ref := range page.Refs {
 			byPredicate[p] = append(byPredicate[p], &athar.Claim{ID: ref.ID, Subject: ref.Subject, Predicate: ref.Predicate, Object: ref.Object, Value: ref.Value})
 		}
 	}
+	return events, byPredicate, nil
+}
+
+// chronologyOrder orders every event of the graph (chronology).
+func (r *Resolver) chronologyOrder(ctx context.Context) ([]athar.ID, error) {
+	events, byPredicate, err := r.timelineInputs(ctx)
+	if err != nil {
+		return nil, err
+	}
 	return chronology(events, byPredicate), nil
+}
+
+// partialOrdering is the chronology's answer before its page is cut: partialOrder's.
+type partialOrdering struct {
+	placed   []orderEntry
+	unplaced []athar.ID
+}
+
+func (r *Resolver) partialOrdering(ctx context.Context) (partialOrdering, error) {
+	events, byPredicate, err := r.timelineInputs(ctx)
+	if err != nil {
+		return partialOrdering{}, err
+	}
+	placed, unplaced := partialOrder(events, byPredicate)
+	return partialOrdering{placed, unplaced}, nil
 }
 
 func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Event, error) {
@@ -405,7 +429,7 @@ func (r *queryResolver) Timeline(ctx context.Context, first *int) ([]*model.Even
 	if err != nil {
 		return nil, err
 	}
-	order, err := r.timeline.get(ctx, r.chronologyOrder)
+	order, err := get(ctx, r.timeline, "timeline", r.chronologyOrder)
 	if err != nil {
 		return nil, err
 	}
@@ -427,17 +451,11 @@ func (r *queryResolver) Chronology(ctx context.Context, first *int) (*model.Chro
 	if err != nil {
 		return nil, err
 	}
-	events, err := r.store.EntityIDs(ctx, athar.TypeEvent)
+	ordering, err := get(ctx, r.timeline, "chronology", r.partialOrdering)
 	if err != nil {
 		return nil, err
 	}
-	byPredicate := map[string][]*athar.Claim{}
-	for _, p := range timelinePredicates {
-		if byPredicate[p], err = r.store.FindClaims(ctx, athar.ClaimFilter{Predicate: p}); err != nil {
-			return nil, err
-		}
-	}
-	placed, unplaced := partialOrder(events, byPredicate)
+	placed, unplaced := ordering.placed, ordering.unplaced
 	placed, unplaced = placed[:min(n, len(placed))], unplaced[:min(n, len(unplaced))]
 	ids := make([]athar.ID, 0, len(placed)+len(unplaced))
 	for _, p := range placed {

@@ -35,46 +35,81 @@ var timelinePredicates = []string{predPrecedes, predPartOf, predCauses, predResp
 // come after dated ones), then the smallest id. Contradictory claims (a cycle) do not stop
 // it: the earliest remaining event by that key is taken next. The order is deterministic.
 func chronology(events []athar.ID, byPredicate map[string][]*athar.Claim) []athar.ID {
-	after, indeg, year := ordering(events, byPredicate)
-	return topological(events, after, indeg, year)
+	g := ordering(events, byPredicate)
+	order := g.topological()
+	out := make([]athar.ID, len(order))
+	for i, e := range order {
+		out[i] = g.ids[e]
+	}
+	return out
 }
 
-// ordering builds the "happened before" relation chronology sorts: after[a] holds the events
-// directly after a, indeg[b] how many come directly before b; year is each event's own or
-// inherited year (math.MaxInt when none).
-func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) (map[athar.ID]map[athar.ID]bool, map[athar.ID]int, map[athar.ID]int) {
-	isEvent := make(map[athar.ID]bool, len(events))
+// eventOrder is the "happened before" relation chronology sorts, over small integers: the
+// events are 0 to n-1 in the order given, other ids the claims name follow them. Ordering
+// ten thousand narrations' events by maps of ids spent most of its time hashing strings.
+type eventOrder struct {
+	ids   []athar.ID
+	n     int             // ids[:n] are the events
+	after [][]int32       // after[a]: the events directly after a, each once
+	edge  map[uint64]bool // a<<32|b for each a before b
+	indeg []int
+	year  []int // each event's own or inherited year; math.MaxInt when none
+}
+
+func (g *eventOrder) before(a, b int32) {
+	if a == b || int(a) >= g.n || int(b) >= g.n {
+		return
+	}
+	k := uint64(a)<<32 | uint64(b)
+	if g.edge[k] {
+		return
+	}
+	g.edge[k] = true
+	g.after[a] = append(g.after[a], b)
+	g.indeg[b]++
+}
+
+// ordering builds the "happened before" relation chronology sorts.
+func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) *eventOrder {
+	g := &eventOrder{ids: append([]athar.ID(nil), events...), edge: map[uint64]bool{}}
+	index := make(map[athar.ID]int32, len(events))
 	for _, e := range events {
-		isEvent[e] = true
-	}
-	after := map[athar.ID]map[athar.ID]bool{} // a -> events that come after a
-	indeg := map[athar.ID]int{}
-	before := func(a, b athar.ID) {
-		if a == b || !isEvent[a] || !isEvent[b] || after[a][b] {
-			return
+		if _, dup := index[e]; !dup {
+			index[e] = int32(len(index))
 		}
-		if after[a] == nil {
-			after[a] = map[athar.ID]bool{}
+	}
+	if len(index) != len(g.ids) { // the same event given twice: keep its first place
+		g.ids = g.ids[:0]
+		seen := map[athar.ID]bool{}
+		for _, e := range events {
+			if !seen[e] {
+				seen[e] = true
+				g.ids = append(g.ids, e)
+			}
 		}
-		after[a][b] = true
-		indeg[b]++
 	}
-	wholes := map[athar.ID][]athar.ID{} // part -> the wholes it is directly part of
-	for _, c := range byPredicate[predPartOf] {
-		wholes[c.Subject] = append(wholes[c.Subject], c.Object)
+	g.n = len(g.ids)
+	id := func(e athar.ID) int32 {
+		if i, ok := index[e]; ok {
+			return i
+		}
+		i := int32(len(g.ids))
+		index[e] = i
+		g.ids = append(g.ids, e)
+		return i
 	}
-	precedes := map[athar.ID][]athar.ID{}
-	for _, c := range byPredicate[predPrecedes] {
-		precedes[c.Subject] = append(precedes[c.Subject], c.Object)
-		before(c.Subject, c.Object)
+	type pair struct{ s, o int32 }
+	pairs := func(p string) []pair {
+		var out []pair
+		for _, c := range byPredicate[p] {
+			if c.Object != "" {
+				out = append(out, pair{id(c.Subject), id(c.Object)})
+			}
+		}
+		return out
 	}
-	for _, c := range byPredicate[predCauses] {
-		before(c.Subject, c.Object)
-	}
-	for _, c := range byPredicate[predRespondsTo] {
-		before(c.Object, c.Subject)
-	}
-	years := map[athar.ID]int{}
+	partOf, precedes, causes, responds := pairs(predPartOf), pairs(predPrecedes), pairs(predCauses), pairs(predRespondsTo)
+	years := map[int32]int{}
 	for _, c := range byPredicate[predYear] {
 		if c.Value == nil {
 			continue
@@ -83,15 +118,35 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) (map[ath
 		if err != nil {
 			continue
 		}
-		if old, ok := years[c.Subject]; !ok || y < old {
-			years[c.Subject] = y
+		s := id(c.Subject)
+		if old, ok := years[s]; !ok || y < old {
+			years[s] = y
 		}
 	}
-	year := make(map[athar.ID]int, len(events))
-	for _, p := range events {
+	all := len(g.ids)
+	g.after, g.indeg = make([][]int32, g.n), make([]int, g.n)
+	wholes := make([][]int32, all) // part -> the wholes it is directly part of
+	for _, p := range partOf {
+		wholes[p.s] = append(wholes[p.s], p.o)
+	}
+	precededBy := make([][]int32, all) // a -> what a precedes
+	for _, p := range precedes {
+		precededBy[p.s] = append(precededBy[p.s], p.o)
+		g.before(p.s, p.o)
+	}
+	for _, p := range causes {
+		g.before(p.s, p.o)
+	}
+	for _, p := range responds {
+		g.before(p.o, p.s)
+	}
+	g.year = make([]int, g.n)
+	seen := make([]int32, all) // seen[w] == p+1 once p's walk reached w
+	var queue []int32
+	for p := int32(0); int(p) < g.n; p++ {
 		// Walk up every whole p is (transitively) part of.
-		seen := map[athar.ID]bool{p: true}
-		queue := append([]athar.ID(nil), wholes[p]...)
+		seen[p] = p + 1
+		queue = append(queue[:0], wholes[p]...)
 		inherited, found := math.MaxInt, false
 		if y, ok := years[p]; ok {
 			inherited, found = y, true
@@ -99,53 +154,68 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) (map[ath
 		for len(queue) > 0 {
 			w := queue[0]
 			queue = queue[1:]
-			if seen[w] {
+			if seen[w] == p+1 {
 				continue
 			}
-			seen[w] = true
-			before(w, p)
-			for _, y := range precedes[w] {
-				before(p, y)
+			seen[w] = p + 1
+			g.before(w, p)
+			for _, y := range precededBy[w] {
+				g.before(p, y)
 			}
 			if y, ok := years[w]; ok && !found {
 				inherited, found = y, true
 			}
 			queue = append(queue, wholes[w]...)
 		}
-		year[p] = inherited
+		g.year[p] = inherited
 	}
-	return after, indeg, year
+	return g
 }
 
-// topological sorts events by after, the earliest free event by (year, id) first.
-func topological(events []athar.ID, after map[athar.ID]map[athar.ID]bool, indeg0 map[athar.ID]int, year map[athar.ID]int) []athar.ID {
-	indeg := make(map[athar.ID]int, len(indeg0))
-	for k, v := range indeg0 {
-		indeg[k] = v
+// less orders events by (year, id).
+func (g *eventOrder) less(a, b int32) bool {
+	if g.year[a] != g.year[b] {
+		return g.year[a] < g.year[b]
 	}
-	q := &eventQueue{year: year}
-	for _, e := range events {
+	return g.ids[a] < g.ids[b]
+}
+
+// topological sorts the events by g, the earliest free event by (year, id) first.
+func (g *eventOrder) topological() []int32 {
+	indeg := append([]int(nil), g.indeg...)
+	q := &eventQueue{g: g}
+	for e := int32(0); int(e) < g.n; e++ {
 		if indeg[e] == 0 {
 			heap.Push(q, e)
 		}
 	}
-	done := make(map[athar.ID]bool, len(events))
-	out := make([]athar.ID, 0, len(events))
-	for len(out) < len(events) {
+	// Every event by (year, id), for breaking cycles: sorted once, walked once.
+	var byKey []int32
+	next := 0
+	done := make([]bool, g.n)
+	out := make([]int32, 0, g.n)
+	for len(out) < g.n {
 		if q.Len() == 0 {
 			// A cycle: take the earliest event not yet placed.
-			for _, e := range q.sorted(events, done) {
-				heap.Push(q, e)
-				break
+			if byKey == nil {
+				byKey = make([]int32, g.n)
+				for i := range byKey {
+					byKey[i] = int32(i)
+				}
+				sort.Slice(byKey, func(i, j int) bool { return g.less(byKey[i], byKey[j]) })
 			}
+			for done[byKey[next]] {
+				next++
+			}
+			heap.Push(q, byKey[next])
 		}
-		e := heap.Pop(q).(athar.ID)
+		e := heap.Pop(q).(int32)
 		if done[e] {
 			continue
 		}
 		done[e] = true
 		out = append(out, e)
-		for n := range after[e] {
+		for _, n := range g.after[e] {
 			indeg[n]--
 			if indeg[n] == 0 && !done[n] {
 				heap.Push(q, n)
@@ -157,41 +227,18 @@ func topological(events []athar.ID, after map[athar.ID]map[athar.ID]bool, indeg0
 
 // eventQueue is a min-heap of events by (year, id).
 type eventQueue struct {
-	ids  []athar.ID
-	year map[athar.ID]int
-}
-
-func (q *eventQueue) less(a, b athar.ID) bool {
-	if q.year[a] != q.year[b] {
-		return q.year[a] < q.year[b]
-	}
-	return a < b
+	ids []int32
+	g   *eventOrder
 }
 
 func (q *eventQueue) Len() int           { return len(q.ids) }
-func (q *eventQueue) Less(i, j int) bool { return q.less(q.ids[i], q.ids[j]) }
+func (q *eventQueue) Less(i, j int) bool { return q.g.less(q.ids[i], q.ids[j]) }
 func (q *eventQueue) Swap(i, j int)      { q.ids[i], q.ids[j] = q.ids[j], q.ids[i] }
-func (q *eventQueue) Push(x any)         { q.ids = append(q.ids, x.(athar.ID)) }
+func (q *eventQueue) Push(x any)         { q.ids = append(q.ids, x.(int32)) }
 func (q *eventQueue) Pop() any {
 	x := q.ids[len(q.ids)-1]
 	q.ids = q.ids[:len(q.ids)-1]
 	return x
-}
-
-// sorted returns the events not done, earliest first.
-func (q *eventQueue) sorted(events []athar.ID, done map[athar.ID]bool) []athar.ID {
-	var rest []athar.ID
-	for _, e := range events {
-		if !done[e] {
-			rest = append(rest, e)
-		}
-	}
-	for i := 1; i < len(rest); i++ {
-		for j := i; j > 0 && q.less(rest[j], rest[j-1]); j-- {
-			rest[j], rest[j-1] = rest[j-1], rest[j]
-		}
-	}
-	return rest
 }
 
 // orderEntry is one placed event of a partial order.
@@ -208,12 +255,12 @@ type orderEntry struct {
 // ordered by year against each other: those of one year directly after those of the year
 // before. The others are unplaced, sorted by id: nothing says where they go.
 func partialOrder(events []athar.ID, byPredicate map[string][]*athar.Claim) ([]orderEntry, []athar.ID) {
-	after, indeg, year := ordering(events, byPredicate)
+	g := ordering(events, byPredicate)
 	// Year edges between consecutive years.
-	byYear := map[int][]athar.ID{}
+	byYear := map[int][]int32{}
 	var years []int
-	for _, e := range events {
-		if y := year[e]; y != math.MaxInt {
+	for e := int32(0); int(e) < g.n; e++ {
+		if y := g.year[e]; y != math.MaxInt {
 			if byYear[y] == nil {
 				years = append(years, y)
 			}
@@ -224,31 +271,24 @@ func partialOrder(events []athar.ID, byPredicate map[string][]*athar.Claim) ([]o
 	for i := 1; i < len(years); i++ {
 		for _, a := range byYear[years[i-1]] {
 			for _, b := range byYear[years[i]] {
-				if a == b || after[a][b] {
-					continue
-				}
-				if after[a] == nil {
-					after[a] = map[athar.ID]bool{}
-				}
-				after[a][b] = true
-				indeg[b]++
+				g.before(a, b)
 			}
 		}
 	}
-	before := map[athar.ID][]athar.ID{}
-	for a, bs := range after {
-		for b := range bs {
-			before[b] = append(before[b], a)
+	before := make([][]int32, g.n)
+	for a, bs := range g.after {
+		for _, b := range bs {
+			before[b] = append(before[b], int32(a))
 		}
 	}
-	rank := map[athar.ID]int{}
-	done := map[athar.ID]bool{}
+	rank := make([]int, g.n)
+	done := make([]bool, g.n)
 	var placed []orderEntry
 	var unplaced []athar.ID
-	for _, e := range topological(events, after, indeg, year) {
+	for _, e := range g.topological() {
 		done[e] = true
-		if len(after[e]) == 0 && len(before[e]) == 0 {
-			unplaced = append(unplaced, e)
+		if len(g.after[e]) == 0 && len(before[e]) == 0 {
+			unplaced = append(unplaced, g.ids[e])
 			continue
 		}
 		r := 0
@@ -258,9 +298,12 @@ func partialOrder(events []athar.ID, byPredicate map[string][]*athar.Claim) ([]o
 			}
 		}
 		rank[e] = r
-		bs := append([]athar.ID(nil), before[e]...)
+		bs := make([]athar.ID, len(before[e]))
+		for i, p := range before[e] {
+			bs[i] = g.ids[p]
+		}
 		sort.Slice(bs, func(i, j int) bool { return bs[i] < bs[j] })
-		placed = append(placed, orderEntry{event: e, rank: r, after: bs})
+		placed = append(placed, orderEntry{event: g.ids[e], rank: r, after: bs})
 	}
 	sort.SliceStable(placed, func(i, j int) bool {
 		if placed[i].rank != placed[j].rank {

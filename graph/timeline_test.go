@@ -35,6 +35,11 @@ func TestChronology(t *testing.T) {
 		},
 		{name: "the earliest of variant years", events: "e:a e:b", claims: []string{"e:a year 5", "e:a year 1", "e:b year 2"}, want: "e:a e:b"},
 		{name: "a cycle does not stop it", events: "e:a e:b e:c", claims: []string{"e:a precedes e:b", "e:b precedes e:a", "e:c precedes e:a"}, want: "e:c e:a e:b"},
+		{
+			name: "each cycle broken at the earliest remaining event by year, then id", events: "e:a e:b e:c e:d e:e",
+			claims: []string{"e:a precedes e:b", "e:b precedes e:a", "e:c precedes e:d", "e:d precedes e:c", "e:d year 2", "e:c year 3", "e:e precedes e:a"},
+			want:   "e:e e:d e:c e:a e:b",
+		},
 		{name: "non-events are ignored", events: "e:a e:b", claims: []string{"concept:x causes e:a", "e:b precedes e:a"}, want: "e:b e:a"},
 	}
 	for _, tt := range tests {

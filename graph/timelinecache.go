@@ -2,57 +2,94 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-// TimelineCache keeps the timeline's order between writes. Ordering the events reads every
-// claim of the timeline's predicates (at 10,000 generated narrations, 580 ms a request);
-// the order changes only when the graph does, so it is computed once after each write.
-// Subscribe Invalidate to the writer (ingest.Subscriber) and pass the cache in
-// Config.Timeline; without one, every request orders the events again.
+// TimelineCache keeps the timeline's and the chronology's orders between writes. Ordering
+// the events reads every claim of the timeline's predicates (at 100,000 generated
+// narrations, some 100,000 claims); the orders change only when the graph does, so each is
+// computed once after a write, by the first request that needs it, while requests that
+// come meanwhile wait for that computation instead of starting their own. Subscribe
+// Invalidate to the writer (ingest.Subscriber) and pass the cache in Config.Timeline;
+// without one, every request orders the events again, and the complexity limit charges it
+// for reading every claim.
 type TimelineCache struct {
 	mu    sync.Mutex
-	gen   uint64     // bumped by every write
-	order []athar.ID // the order, when valid
-	valid bool
+	gen   uint64 // bumped by every write
+	slots map[string]*orderSlot
+}
+
+// orderSlot is one order (the timeline's or the chronology's) of one generation.
+type orderSlot struct {
+	gen  uint64
+	done chan struct{} // closed once val and err are set
+	val  any
+	err  error
 }
 
 // NewTimelineCache returns an empty cache.
-func NewTimelineCache() *TimelineCache { return &TimelineCache{} }
+func NewTimelineCache() *TimelineCache { return &TimelineCache{slots: map[string]*orderSlot{}} }
 
-// Invalidate forgets the order; it is an ingest.Subscriber.
+// Invalidate forgets the orders; it is an ingest.Subscriber.
 func (c *TimelineCache) Invalidate(context.Context, athar.Changeset) {
 	c.mu.Lock()
 	c.gen++
-	c.valid = false
-	c.order = nil
 	c.mu.Unlock()
 }
 
-// get returns the cached order, or computes it with compute and keeps it unless a write
-// came meanwhile (the order then describes a graph that no longer is).
-func (c *TimelineCache) get(ctx context.Context, compute func(context.Context) ([]athar.ID, error)) ([]athar.ID, error) {
+// get returns the order kept under key, or computes it with compute and keeps it for the
+// requests that follow until the next write. Every request waits for the computation, or
+// for its own context (its deadline); the computation itself runs to its end even when the
+// request that started it goes away: others may be waiting, and it is done once per write.
+// A failed computation is not kept: the next request tries again.
+func get[T any](ctx context.Context, c *TimelineCache, key string, compute func(context.Context) (T, error)) (T, error) {
 	if c == nil {
 		return compute(ctx)
 	}
 	c.mu.Lock()
-	if c.valid {
-		order := c.order
-		c.mu.Unlock()
-		return order, nil
+	s := c.slots[key]
+	if s == nil || s.gen != c.gen {
+		s = &orderSlot{gen: c.gen, done: make(chan struct{})}
+		c.slots[key] = s
+		go func() {
+			v, err := computeSafely(context.WithoutCancel(ctx), compute)
+			c.mu.Lock()
+			s.val, s.err = v, err
+			if err != nil && c.slots[key] == s {
+				delete(c.slots, key)
+			}
+			c.mu.Unlock()
+			close(s.done)
+		}()
 	}
-	gen := c.gen
 	c.mu.Unlock()
-	order, err := compute(ctx)
-	if err != nil {
-		return nil, err
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
 	}
-	c.mu.Lock()
-	if c.gen == gen {
-		c.order, c.valid = order, true
+	if s.err != nil {
+		var zero T
+		return zero, s.err
 	}
-	c.mu.Unlock()
-	return order, nil
+	return s.val.(T), nil
 }
+
+// computeSafely runs compute, turning a panic into an error: it runs on its own goroutine,
+// outside the handler's recovery.
+func computeSafely[T any](ctx context.Context, compute func(context.Context) (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("ordering the events: %v", p)
+		}
+	}()
+	return compute(ctx)
+}
+
+// cached reports whether c keeps the orders between writes: the complexity limit then
+// charges a timeline request for its page only (see costed.readCost).
+func (c *TimelineCache) cached() bool { return c != nil }
