@@ -204,21 +204,24 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string) (*athar.Cla
 	if err != nil || !found {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(atts))
+	// The labels each attestation is stated in, in the order first seen: one attestation in
+	// two labels is read once, as Cayley's path does.
+	var order []string
+	labels := make(map[string][]string, len(atts))
 	for _, x := range atts {
-		if seen[x.id] {
-			continue // one attestation in two labels: read it once, as Cayley's path does
+		if labels[x.id] == nil {
+			order = append(order, x.id)
 		}
-		seen[x.id] = true
-		a := athar.Attestation{ID: athar.ID(x.id), Claim: id}
-		for _, l := range atts {
-			if l.id != x.id {
-				continue
+		labels[x.id] = append(labels[x.id], x.label)
+	}
+	c.Attestations = make([]athar.Attestation, 0, len(order))
+	for _, x := range order {
+		a := athar.Attestation{ID: athar.ID(x), Claim: id}
+		for _, label := range labels[x] {
+			if corpus != nil && strings.HasPrefix(label, athar.CorpusPrefix+":") {
+				corpus[a.ID] = athar.ID(label).IRI()
 			}
-			if corpus != nil && strings.HasPrefix(l.label, athar.CorpusPrefix+":") {
-				corpus[a.ID] = athar.ID(l.label).IRI()
-			}
-			err := rmFields(tx, l.label, athar.ID(x.id), func(pred string, obj athar.Term) error {
+			err := rmFields(tx, label, a.ID, func(pred string, obj athar.Term) error {
 				switch pred {
 				case athar.PredNarration:
 					a.Narration, _ = athar.ParseIRI(obj.IRI)

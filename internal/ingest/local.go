@@ -286,6 +286,19 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 	if err != nil {
 		return fmt.Errorf("check dependents of %s: %w", id, err)
 	}
+	// Only an entity no other narration defines can be left undefined: its users are read
+	// for those alone (a hub's are tens of thousands of quads; most entities a narration
+	// defines are defined by others too).
+	orphans := lost[:0:0]
+	for _, e := range lost {
+		if len(without(defs[e], id)) == 0 {
+			orphans = append(orphans, e)
+		}
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	lost = orphans
 	ents, err := im.store.Entities(ctx, lost)
 	if err != nil {
 		return fmt.Errorf("check dependents of %s: %w", id, err)
@@ -296,7 +309,7 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 	}
 	var msgs []string
 	for i, e := range lost {
-		if len(without(defs[e], id)) > 0 || ents[i] == nil {
+		if ents[i] == nil {
 			continue
 		}
 		if users := without(mentions[e], id); len(users) > 0 {
