@@ -64,7 +64,7 @@ func (r *Resolver) claimRefPage(ctx context.Context, q athar.ClaimPageQuery, fir
 	if err != nil {
 		return nil, err
 	}
-	q.First, q.After = size, k
+	q.First, q.After, q.SkipNarrations = size, k, true
 	page, err := r.store.PageClaims(ctx, q)
 	if err != nil {
 		return nil, err

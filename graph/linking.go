@@ -191,7 +191,7 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 	}
 	// The subject's claims of the predicate, from the store's sorted list (a hub's other
 	// claims are not read), then the page's claims with their attestations.
-	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: -1})
+	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: -1, SkipNarrations: true})
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person,
 		// the first n are a page of the store's list, not the whole of it (Abu
 		// Hurayrah narrates over 4,000).
 		var ids []athar.ID
-		q := athar.ClaimPageQuery{Entity: obj.EntityID(), Predicate: predicate, First: n}
+		q := athar.ClaimPageQuery{Entity: obj.EntityID(), Predicate: predicate, First: n, SkipNarrations: true}
 		for len(ids) < n {
 			page, err := r.store.PageClaims(ctx, q)
 			if err != nil {

@@ -389,7 +389,7 @@ func (r *Resolver) timelineInputs(ctx context.Context) ([]athar.ID, map[string][
 	}
 	byPredicate := map[string][]*athar.Claim{}
 	for _, p := range timelinePredicates {
-		page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Predicate: p, First: -1})
+		page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Predicate: p, First: -1, SkipNarrations: true})
 		if err != nil {
 			return nil, nil, err
 		}

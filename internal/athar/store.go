@@ -140,6 +140,10 @@ type ClaimPageQuery struct {
 	Predicate string // vocabulary name: of this predicate (every claim of it, without Entity)
 	After     string // the SortKey of the last claim of the previous page; "" from the start
 	First     int    // how many at most; negative for all
+	// SkipNarrations leaves each reference's Narrations nil: they are read from a row per
+	// narration stating the claim, thousands for a hub's claims, which a caller that only
+	// pages or orders the claims does not need.
+	SkipNarrations bool
 }
 
 // ClaimPage is a page of claims (Store.PageClaims).

@@ -509,8 +509,10 @@ func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 
 // rmList calls fn with the claims of one list (an entity's or a predicate's) in order,
 // from the first after the sort key after ("" from the start), each with the labels of
-// its plain triple, while fn returns true. keep, when given, filters the claims.
-func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
+// its plain triple, while fn returns true. keep, when given, filters the claims. Without
+// labels, fn gets none, and the rows that give them -- one per label, tens of thousands
+// for a hub's claims -- are jumped over rather than read.
+func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, labels bool, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
 	prefix := owner + "\x00"
 	from := prefix
 	if after != "" {
@@ -519,7 +521,8 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, kee
 	var (
 		cur     athar.ClaimRef
 		curKey  string
-		labels  []string
+		ls      []string
+		same    int // rows of curKey read
 		have    bool
 		err     error
 		stopped bool
@@ -529,43 +532,80 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, kee
 		if !have || (keep != nil && !keep(&cur)) {
 			return true
 		}
-		return fn(cur, labels)
+		return fn(cur, ls)
 	}
-	tx.scan(bucket, from, func(k string, v []byte) bool {
+	skim(tx, bucket, from, func(k string, v []byte) (string, bool) {
 		if !strings.HasPrefix(k, prefix) {
-			return false
+			return "", false
 		}
 		if n++; n%1024 == 0 {
 			if err = ctx.Err(); err != nil {
-				return false
+				return "", false
 			}
 		}
 		rest := k[len(prefix):]
 		i := strings.LastIndexByte(rest, 0)
 		if i < 0 {
 			err = errCorruptRow
-			return false
+			return "", false
 		}
 		key, label := rest[:i], rest[i+1:]
 		if have && key == curKey {
-			labels = append(labels, label)
-			return true
+			if labels {
+				ls = append(ls, label)
+			} else if same++; same == skimAfter {
+				// A claim stated by many narrations: seek past its rows (a label never
+				// starts with 0xff) instead of stepping through them.
+				return prefix + key + "\x00\xff", true
+			}
+			return "", true
 		}
 		if !emit() {
 			stopped = true
-			return false
+			return "", false
 		}
 		if cur, err = decodeRef(v); err != nil {
-			return false
+			return "", false
 		}
-		curKey, labels, have = key, []string{label}, true
-		return true
+		curKey, have, same = key, true, 1
+		ls = nil
+		if labels {
+			ls = []string{label}
+		}
+		return "", true
 	})
 	if err != nil || stopped {
 		return err
 	}
 	emit()
 	return nil
+}
+
+// skimAfter is how many rows of one claim rmList steps through, without its labels, before
+// it seeks past the rest: a step costs a few nanoseconds, a seek a descent of the B-tree.
+const skimAfter = 8
+
+// skim is tx.scan where fn may jump ahead: it returns the key to go on from ("" for the
+// next one) and whether to go on.
+func skim(tx manifestTx, bucket, from string, fn func(k string, v []byte) (string, bool)) {
+	for {
+		next := ""
+		tx.scan(bucket, from, func(k string, v []byte) bool {
+			skip, ok := fn(k, v)
+			if !ok {
+				return false
+			}
+			if skip != "" {
+				next = skip
+				return false
+			}
+			return true
+		})
+		if next == "" {
+			return
+		}
+		from = next
+	}
 }
 
 // withNarrations sets the claim's narrations from the labels of its plain triple.
@@ -583,7 +623,7 @@ func withNarrations(r athar.ClaimRef, labels []string) athar.ClaimRef {
 // rmClaimsAbout reads the claims about id from the read model. Callers hold the read lock.
 func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ClaimRef, error) {
 	list := []athar.ClaimRef{}
-	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", nil, func(r athar.ClaimRef, labels []string) bool {
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", true, nil, func(r athar.ClaimRef, labels []string) bool {
 		list = append(list, withNarrations(r, labels))
 		return true
 	})
@@ -593,7 +633,7 @@ func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) (
 // rmEdges reads the edges touching id from the read model. Callers hold the read lock.
 func (s *Store) rmEdges(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.Edge, error) {
 	var edges []athar.Edge
-	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", nil, func(r athar.ClaimRef, labels []string) bool {
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", true, nil, func(r athar.ClaimRef, labels []string) bool {
 		if r.Value == nil && r.Object != "" {
 			edges = append(edges, athar.Edge{Source: r.Subject, Target: r.Object, Predicate: r.Predicate, Attestations: len(labels)})
 		}
@@ -645,12 +685,15 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	err := s.man.view(func(tx manifestTx) error {
 		n, _ := binary.Uvarint(tx.get(rmCountBucket, count))
 		page.Total = int(n)
-		return rmList(ctx, tx, bucket, owner, q.After, keep, func(r athar.ClaimRef, labels []string) bool {
+		return rmList(ctx, tx, bucket, owner, q.After, !q.SkipNarrations, keep, func(r athar.ClaimRef, labels []string) bool {
 			if q.First >= 0 && len(page.Refs) == q.First {
 				page.More = true
 				return false
 			}
-			page.Refs = append(page.Refs, withNarrations(r, labels))
+			if !q.SkipNarrations {
+				r = withNarrations(r, labels)
+			}
+			page.Refs = append(page.Refs, r)
 			return true
 		})
 	})
@@ -706,6 +749,11 @@ func (s *Store) pageClaimsByScan(ctx context.Context, q athar.ClaimPageQuery, ke
 		to = min(to, from+q.First)
 	}
 	page.Refs = append(page.Refs, list[from:to]...)
+	if q.SkipNarrations {
+		for i := range page.Refs {
+			page.Refs[i].Narrations = nil
+		}
+	}
 	page.More = to < len(list)
 	return page, nil
 }

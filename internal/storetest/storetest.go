@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"ReplaceWithFewerUsesOfATerm", testFewerUses},
 		{"NarrationQuadsAgreeWithAScan", testNarrationQuadsAgree},
 		{"ReadModelAgreesWithQuads", testReadModelAgrees},
+		{"PagesWithoutNarrations", testPagesWithoutNarrations},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1529,6 +1530,61 @@ func splitIDs(ids []athar.ID) [][]athar.ID {
 		out = append(out, []athar.ID{id})
 	}
 	return out
+}
+
+// testPagesWithoutNarrations: a page of claims read without their narrations (which the
+// store may jump over: a hub's claims are stated by thousands) is the page read with them,
+// Narrations left nil -- the same claims, order, total and More, page after page, with a
+// claim stated by thirty narrations among claims stated by one.
+func testPagesWithoutNarrations(t *testing.T, st athar.Store) {
+	for i := range 30 {
+		apply(t, st, fmt.Sprintf(`
+narration:
+  id: narration:hub-%02d
+  title: Report %d
+  references: [{collection: Test, number: "%d"}]
+  text: "Abu Bakr advised ransom, and he advised zeal %d."
+entities:
+  - {id: person:abu-bakr, type: Person, name: Abu Bakr}
+  - {id: concept:ransom, type: Concept, name: Ransom}
+  - {id: concept:zeal-%02d, type: Concept, name: Zeal %d}
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
+  - {subject: person:abu-bakr, predicate: advises, object: concept:zeal-%02d, evidence: "he advised zeal %d"}
+`, i, i, i, i, i, i, i, i))
+	}
+	for _, q := range []athar.ClaimPageQuery{{Entity: "person:abu-bakr"}, {Predicate: "advises"}, {Entity: "person:abu-bakr", Predicate: "advises"}, {Entity: "concept:ransom"}} {
+		for _, first := range []int{-1, 0, 1, 3, 40} {
+			q.First, q.After = first, ""
+			for page := 0; ; page++ {
+				with, err := st.PageClaims(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				skip := q
+				skip.SkipNarrations = true
+				without, err := st.PageClaims(context.Background(), skip)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hub := false
+				for i := range with.Refs {
+					hub = hub || len(with.Refs[i].Narrations) == 30
+					with.Refs[i].Narrations = nil
+				}
+				if !reflect.DeepEqual(with, without) {
+					t.Fatalf("PageClaims(%+v) page %d without narrations:\n%+v\nwith them, narrations left out:\n%+v", q, page, without, with)
+				}
+				if q.Entity == "concept:ransom" && first != 0 && !hub {
+					t.Fatalf("PageClaims(%+v): the claim thirty narrations state is not on the page", q)
+				}
+				if !with.More || len(with.Refs) == 0 {
+					break
+				}
+				q.After = with.Refs[len(with.Refs)-1].SortKey()
+			}
+		}
+	}
 }
 
 // pageAll reads every page of q, two claims a page, checking each page's total.
