@@ -82,12 +82,43 @@ func (r *Resolver) claimRefPage(ctx context.Context, q athar.ClaimPageQuery, fir
 	return claimPage(window{from: 0, to: len(refs), total: page.Total, more: page.More}, key, claims), nil
 }
 
-// loadClaims loads claims by id through the request's claim loader, nil where absent.
+// loadClaims loads claims by id, each with the attestations a page shows
+// (headAttestations), nil where absent; loadFullClaims loads them whole.
 func (r *Resolver) loadClaims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	return r.loaders(ctx).claimHead.LoadAll(ctx, ids)
+}
+
+func (r *Resolver) loadFullClaims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	return r.loaders(ctx).claim.LoadAll(ctx, ids)
+}
+
+// headAttestations is how many attestations a claim is read with for a page of claims: the
+// default first of Claim.attestations. A request for more reads the claim whole.
+const headAttestations = 20
+
+func (r *claimResolver) Attestations(ctx context.Context, obj *model.Claim, first *int) ([]*model.Attestation, error) {
+	n, err := model.First(first, headAttestations)
+	if err != nil {
+		return nil, err
+	}
+	if as, ok := obj.Attestations(n); ok {
+		return as, nil
+	}
+	c, err := r.loaders(ctx).claim.Load(ctx, obj.C.ID)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil { // deleted since the page was read
+		return []*model.Attestation{}, nil
+	}
+	as, _ := (&model.Claim{C: c}).Attestations(n)
+	return as, nil
 }
 
 // entityRelations resolves Entity.relations.

@@ -58,7 +58,7 @@ func (r *narrationResolver) Parallels(ctx context.Context, obj *model.Narration,
 	}
 	seen := map[[2]athar.ID]bool{}
 	for _, c := range own {
-		vs, err := r.variantsOf(ctx, c)
+		vs, err := r.variantsOf(ctx, c, true) // their narrations are counted
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +131,9 @@ func (r *Resolver) single(predicate string) bool {
 }
 
 // variantsOf returns the other claims with c's subject and predicate when the predicate is
-// single-valued, and nothing otherwise.
-func (r *Resolver) variantsOf(ctx context.Context, c *athar.Claim) ([]*athar.Claim, error) {
+// single-valued, and nothing otherwise: whole when full, else with the attestations a page
+// shows.
+func (r *Resolver) variantsOf(ctx context.Context, c *athar.Claim, full bool) ([]*athar.Claim, error) {
 	if !r.single(c.Predicate) {
 		return nil, nil
 	}
@@ -146,7 +147,11 @@ func (r *Resolver) variantsOf(ctx context.Context, c *athar.Claim) ([]*athar.Cla
 			ids = append(ids, o.ID)
 		}
 	}
-	claims, err := r.loadClaims(ctx, ids)
+	load := r.loadClaims
+	if full {
+		load = r.loadFullClaims
+	}
+	claims, err := load(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +169,7 @@ func (r *claimResolver) Variants(ctx context.Context, obj *model.Claim, first *i
 	if err != nil {
 		return nil, err
 	}
-	vs, err := r.variantsOf(ctx, obj.C)
+	vs, err := r.variantsOf(ctx, obj.C, false)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +206,7 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 			ids = append(ids, ref.ID)
 		}
 	}
-	cs, err := r.loaders(ctx).claim.LoadAll(ctx, ids)
+	cs, err := r.loadClaims(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,10 @@ type loaders struct {
 	// its id and title only (a claim's object, a list of narrations).
 	narrationSummary *dataloadgen.Loader[athar.ID, *athar.Narration]
 	claim            *dataloadgen.Loader[athar.ID, *athar.Claim]
+	// claimHead gives a claim with its first headAttestations attestations only
+	// (Store.ClaimHeads): what a page of claims shows. A hub's claims have thousands;
+	// claim gives them all, for what counts or compares them.
+	claimHead *dataloadgen.Loader[athar.ID, *athar.Claim]
 	// about gives the claims with the entity as subject or object, as references (no
 	// attestations): a list of entities costs one store call, and a page of claims then
 	// loads only its own claims through the claim loader.
@@ -49,6 +53,10 @@ func newLoaders(st reader, wait time.Duration) *loaders {
 		}, opt),
 		claim: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Claim, []error) {
 			cs, err := st.Claims(ctx, ids)
+			return cs, batchErr(err, "load claims")
+		}, opt),
+		claimHead: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Claim, []error) {
+			cs, err := st.ClaimHeads(ctx, ids, headAttestations)
 			return cs, batchErr(err, "load claims")
 		}, opt),
 		about: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]athar.ClaimRef, []error) {

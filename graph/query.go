@@ -175,7 +175,7 @@ func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, err
 	if cid.Prefix() != athar.ClaimPrefix {
 		return nil, athar.E("", athar.Invalid, "id: %q is not a claim id (expected claim:...)", id)
 	}
-	c, err := r.loaders(ctx).claim.Load(ctx, cid)
+	c, err := r.loaders(ctx).claimHead.Load(ctx, cid)
 	if err != nil || c == nil {
 		return nil, err
 	}

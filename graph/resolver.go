@@ -26,6 +26,7 @@ type reader interface {
 	NarrationRoutes(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error)
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
+	ClaimHeads(ctx context.Context, ids []athar.ID, first int) ([]*athar.Claim, error)
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)
 	PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error)
 	PageEntities(ctx context.Context, q athar.EntityPageQuery) (athar.EntityPage, error)
@@ -123,7 +124,7 @@ type edgeResolver struct{ *Resolver }
 
 func (r *edgeResolver) Claim(ctx context.Context, obj *model.Edge) (*model.Claim, error) {
 	id := athar.ClaimID(obj.E.Source, obj.E.Predicate, athar.IRITerm(obj.E.Target.IRI()))
-	c, err := r.loaders(ctx).claim.Load(ctx, id)
+	c, err := r.loaders(ctx).claimHead.Load(ctx, id)
 	if err != nil || c == nil {
 		return nil, err
 	}

@@ -44,9 +44,17 @@ func (r *Resolver) claimRoutes(ctx context.Context, claims []*athar.Claim) (map[
 
 // RouteCount is the number of independent routes among the narrations attesting the claim.
 func (r *claimResolver) RouteCount(ctx context.Context, obj *model.Claim) (int, error) {
-	m, err := r.claimRoutes(ctx, []*athar.Claim{obj.C})
+	c := obj.C
+	if c.Partial { // every narration attesting it counts
+		full, err := r.loaders(ctx).claim.Load(ctx, c.ID)
+		if err != nil || full == nil {
+			return 0, err
+		}
+		c = full
+	}
+	m, err := r.claimRoutes(ctx, []*athar.Claim{c})
 	if err != nil {
 		return 0, err
 	}
-	return m[obj.C.ID], nil
+	return m[c.ID], nil
 }

@@ -585,6 +585,8 @@ type ClaimResolver interface {
 
 	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
 
+	Attestations(ctx context.Context, obj *model.Claim, first *int) ([]*model.Attestation, error)
+
 	RouteCount(ctx context.Context, obj *model.Claim) (int, error)
 	Variants(ctx context.Context, obj *model.Claim, first *int) ([]*model.Claim, error)
 }
@@ -10624,7 +10626,7 @@ func (ec *executionContext) _Claim_attestations(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Attestations(fc.Args["first"].(*int))
+			return ec.Resolvers.Claim().Attestations(ctx, obj, fc.Args["first"].(*int))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Attestation) graphql.Marshaler {
@@ -10639,7 +10641,7 @@ func (ec *executionContext) fieldContext_Claim_attestations(ctx context.Context,
 		Object:     "Claim",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: false,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Attestation(ctx, field)
 		},
@@ -24164,10 +24166,11 @@ func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "attestations":
-			out.Values[i] = ec._Claim_attestations(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Claim_attestations(ctx, field, obj)
+				})
 		case "attestationCount":
 			out.Values[i] = ec._Claim_attestationCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -287,17 +287,18 @@ func (c *Claim) Value() *string {
 	return &v
 }
 
-// Attestations are the claim's first attestations, in the store's order.
-func (c *Claim) Attestations(first *int) ([]*Attestation, error) {
-	n, err := First(first, len(c.C.Attestations))
-	if err != nil {
-		return nil, err
+// Attestations are the claim's first n attestations, in the store's order, and whether
+// the claim was read with too few of them to say (it is Partial, and has more than it
+// holds): the resolver then reads the claim whole.
+func (c *Claim) Attestations(n int) ([]*Attestation, bool) {
+	if c.C.Partial && n > len(c.C.Attestations) {
+		return nil, false
 	}
 	out := make([]*Attestation, min(n, len(c.C.Attestations)))
 	for i := range out {
 		out[i] = &Attestation{A: c.C.Attestations[i]}
 	}
-	return out, nil
+	return out, true
 }
 
 // MaxList is the largest first a plain list field takes.
@@ -318,9 +319,14 @@ func First(first *int, def int) (int, error) {
 }
 
 // AttestationCount is the number of distinct narrations attesting the claim.
-func (c *Claim) AttestationCount() int { return len(Narrations(c.C)) }
+func (c *Claim) AttestationCount() int {
+	if c.C.Partial {
+		return c.C.NarrationTotal
+	}
+	return len(Narrations(c.C))
+}
 
-// Narrations returns the distinct narrations attesting c, in order.
+// Narrations returns the distinct narrations attesting c, in order; c must not be Partial.
 func Narrations(c *athar.Claim) []athar.ID {
 	var out []athar.ID
 	seen := map[athar.ID]bool{}

@@ -21,6 +21,11 @@ type Claim struct {
 	Object       ID     // set when the claim relates two entities
 	Value        *Term  // set when the claim has a literal value
 	Attestations []Attestation
+	// Partial is set on a claim read with its first attestations only (Store.ClaimHeads):
+	// AttestationTotal and NarrationTotal then count them all.
+	Partial          bool
+	AttestationTotal int
+	NarrationTotal   int
 }
 
 // SortKey orders claims as every listing of them does: by subject, predicate, object or

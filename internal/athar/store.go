@@ -92,6 +92,12 @@ type Store interface {
 	// where absent.
 	Claims(ctx context.Context, ids []ID) ([]*Claim, error)
 
+	// ClaimHeads returns the claims as Claims does, each with only its first first
+	// attestations in Claims' order: a claim that has more is Partial, with its
+	// AttestationTotal and NarrationTotal (distinct narrations). A hub's claims have
+	// thousands of attestations, and a page shows a few.
+	ClaimHeads(ctx context.Context, ids []ID, first int) ([]*Claim, error)
+
 	// Edges returns, for each id, the plain triples between entities that touch it in
 	// either direction (each with its true source and target), sorted.
 	Edges(ctx context.Context, ids []ID) (map[ID][]Edge, error)

@@ -827,6 +827,17 @@ func (s *Store) narrationWith(ctx context.Context, id athar.ID, whole bool) (*at
 
 // Claims implements athar.Store.
 func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	return s.claims(ctx, ids, -1)
+}
+
+// ClaimHeads implements athar.Store. While the read model is stale the claims come from
+// Cayley whole.
+func (s *Store) ClaimHeads(ctx context.Context, ids []athar.ID, first int) ([]*athar.Claim, error) {
+	return s.claims(ctx, ids, max(first, 0))
+}
+
+// claims reads claims with their first attestations, all of them when first is negative.
+func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar.Claim, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
@@ -842,7 +853,7 @@ func (s *Store) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, err
 				if id.Prefix() != athar.ClaimPrefix {
 					continue
 				}
-				c, err := rmClaim(tx, id, corpus)
+				c, err := rmClaim(tx, id, corpus, first)
 				if err != nil {
 					return err
 				}
@@ -903,7 +914,7 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 	var c *athar.Claim
 	corpus := map[athar.ID]string{}
 	err := s.man.view(func(tx manifestTx) (err error) {
-		c, err = rmClaim(tx, id, corpus)
+		c, err = rmClaim(tx, id, corpus, -1)
 		return err
 	})
 	if err != nil {

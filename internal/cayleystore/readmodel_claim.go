@@ -168,7 +168,10 @@ func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, o
 // corpus, when not nil, is given the IRI of the corpus record each attestation is
 // recorded under (the label of one of its rows), for corpusEvidence: a record's
 // attestations keep their offsets but not their passage.
-func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string) (*athar.Claim, error) {
+//
+// first, when not negative, reads only the claim's first attestations in the order they
+// are listed (see rmAttestationHeads).
+func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, first int) (*athar.Claim, error) {
 	type att struct{ label, id string }
 	prefix := "c\x00" + string(id) + "\x00"
 	var atts []att
@@ -214,8 +217,7 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string) (*athar.Cla
 		}
 		labels[x.id] = append(labels[x.id], x.label)
 	}
-	c.Attestations = make([]athar.Attestation, 0, len(order))
-	for _, x := range order {
+	read := func(x string) (athar.Attestation, error) {
 		a := athar.Attestation{ID: athar.ID(x), Claim: id}
 		for _, label := range labels[x] {
 			if corpus != nil && strings.HasPrefix(label, athar.CorpusPrefix+":") {
@@ -240,13 +242,84 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string) (*athar.Cla
 				return nil
 			})
 			if err != nil {
-				return nil, err
+				return a, err
 			}
+		}
+		return a, nil
+	}
+	if first >= 0 && len(order) > first {
+		heads, ok, err := rmAttestationHeads(order, labels, first, read)
+		if err != nil || ok {
+			if ok {
+				c.Attestations, c.Partial = heads.attestations, true
+				c.AttestationTotal, c.NarrationTotal = len(order), heads.narrations
+			}
+			return c, err
+		}
+	}
+	c.Attestations = make([]athar.Attestation, 0, len(order))
+	for _, x := range order {
+		a, err := read(x)
+		if err != nil {
+			return nil, err
 		}
 		c.Attestations = append(c.Attestations, a)
 	}
 	sortAttestations(c.Attestations)
 	return c, nil
+}
+
+// attestationHeads are a claim's first attestations and how many narrations state it.
+type attestationHeads struct {
+	attestations []athar.Attestation
+	narrations   int
+}
+
+// rmAttestationHeads reads the first attestations of a claim in sortAttestations' order
+// (by narration, then start) without reading them all: a hub's claim has thousands, and a
+// page shows twenty. order lists the claim's attestations by their first label, labels the
+// labels each is stated in. An attestation stated in a narration's label alone is that
+// narration's (narration.Compile and hadith chains make an attestation in the label of the
+// narration it names), so its narration is known from its row's key: those are read label
+// by label, in order, until first of them are read and the last label is done; the others
+// (a corpus record's, or one stated in two labels) are read all. Anything read that breaks
+// the rule gives ok false, and the caller reads every attestation.
+func rmAttestationHeads(order []string, labels map[string][]string, first int, read func(string) (athar.Attestation, error)) (attestationHeads, bool, error) {
+	var cands []athar.Attestation
+	narrs := map[athar.ID]bool{}
+	var known []string
+	for _, x := range order {
+		if ls := labels[x]; len(ls) == 1 && athar.ID(ls[0]).Prefix() == athar.TypeNarration.Prefix() {
+			known = append(known, x)
+			narrs[athar.ID(ls[0])] = true
+			continue
+		}
+		a, err := read(x)
+		if err != nil {
+			return attestationHeads{}, false, err
+		}
+		cands = append(cands, a)
+		narrs[a.Narration] = true
+	}
+	done, last := 0, ""
+	for _, x := range known {
+		label := labels[x][0]
+		if done >= first && label != last {
+			break
+		}
+		a, err := read(x)
+		if err != nil {
+			return attestationHeads{}, false, err
+		}
+		if string(a.Narration) != label {
+			return attestationHeads{}, false, nil
+		}
+		cands = append(cands, a)
+		done, last = done+1, label
+	}
+	sortAttestations(cands)
+	heads := append(make([]athar.Attestation, 0, min(first, len(cands))), cands[:min(first, len(cands))]...)
+	return attestationHeads{attestations: heads, narrations: len(narrs)}, true, nil
 }
 
 // sortAttestations orders a claim's attestations by narration, then start.

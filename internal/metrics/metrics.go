@@ -188,6 +188,11 @@ func (s *store) Claims(ctx context.Context, ids []athar.ID) (c []*athar.Claim, e
 	return s.st.Claims(ctx, ids)
 }
 
+func (s *store) ClaimHeads(ctx context.Context, ids []athar.ID, first int) (c []*athar.Claim, err error) {
+	defer s.m.track("claim_heads")(&err)
+	return s.st.ClaimHeads(ctx, ids, first)
+}
+
 func (s *store) Edges(ctx context.Context, ids []athar.ID) (e map[athar.ID][]athar.Edge, err error) {
 	defer s.m.track("edges")(&err)
 	return s.st.Edges(ctx, ids)

@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"NarrationQuadsAgreeWithAScan", testNarrationQuadsAgree},
 		{"ReadModelAgreesWithQuads", testReadModelAgrees},
 		{"PagesWithoutNarrations", testPagesWithoutNarrations},
+		{"ClaimHeads", testClaimHeads},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1268,7 +1269,51 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 	}
 	CheckPagedLists(t, st, step)
 	checkRoutes(t, st, step)
+	ids = ids[:0]
+	for id := range claims {
+		ids = append(ids, id)
+	}
+	checkClaimHeads(t, st, fmt.Sprintf("step %d", step), ids)
 }
+
+// checkClaimHeads compares ClaimHeads with Claims for ids, for several numbers of heads: the
+// same claims, each with the first of the attestations Claims gives, Partial with their
+// totals when there are more.
+func checkClaimHeads(t *testing.T, st athar.Store, where string, ids []athar.ID) {
+	t.Helper()
+	sortIDs(ids)
+	full, err := st.Claims(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range []int{0, 1, 2, 3, 5, 7, 61} {
+		heads, err := st.ClaimHeads(context.Background(), ids, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range full {
+			var want *athar.Claim
+			if c != nil {
+				w := *c
+				if len(c.Attestations) > first {
+					w.Attestations = c.Attestations[:first]
+					w.Partial, w.AttestationTotal = true, len(c.Attestations)
+					narrs := map[athar.ID]bool{}
+					for _, a := range c.Attestations {
+						narrs[a.Narration] = true
+					}
+					w.NarrationTotal = len(narrs)
+				}
+				want = &w
+			}
+			if !reflect.DeepEqual(heads[i], want) {
+				t.Fatalf("%s: ClaimHeads(%s, %d) =\n%+v\nClaims gives, cut:\n%+v", where, ids[i], first, heads[i], want)
+			}
+		}
+	}
+}
+
+func sortIDs(ids []athar.ID) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }
 
 // checkRoutes compares NarrationRoutes with the same fields of Narrations, for the random
 // writes' narrations and an absent one.
@@ -1585,6 +1630,51 @@ claims:
 			}
 		}
 	}
+}
+
+// testClaimHeads: the first attestations of a claim thirty narrations state, each in two
+// passages (so that a cut after an odd number falls inside a narration), are those Claims
+// lists first, with the totals; so for claims with fewer and for an absent claim.
+func testClaimHeads(t *testing.T, st athar.Store) {
+	for i := range 30 {
+		apply(t, st, fmt.Sprintf(`
+narration:
+  id: narration:hub-%02d
+  title: Report %d
+  references: [{collection: Test, number: "%d"}]
+  text: "Abu Bakr advised ransom, and then he said ransom. He advised zeal %d."
+entities:
+  - {id: person:abu-bakr, type: Person, name: Abu Bakr}
+  - {id: concept:ransom, type: Concept, name: Ransom}
+  - {id: concept:zeal-%02d, type: Concept, name: Zeal %d}
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "he said ransom"}
+  - {subject: person:abu-bakr, predicate: advises, object: concept:zeal-%02d, evidence: "He advised zeal %d"}
+`, (i*7)%30, i, i, i, i, i, i, i))
+	}
+	page, err := st.PageClaims(context.Background(), athar.ClaimPageQuery{Entity: "person:abu-bakr", First: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []athar.ID{"claim:absent"}
+	for _, r := range page.Refs {
+		ids = append(ids, r.ID)
+	}
+	full, err := st.Claims(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := 0
+	for _, c := range full {
+		if c != nil && c.Object == "concept:ransom" && len(c.Attestations) == 60 {
+			hub++
+		}
+	}
+	if hub != 1 {
+		t.Fatalf("no claim with sixty attestations in %+v", full)
+	}
+	checkClaimHeads(t, st, "hub", ids)
 }
 
 // pageAll reads every page of q, two claims a page, checking each page's total.

@@ -1,0 +1,114 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/narration"
+)
+
+// TestHubClaimAttestations: a page of claims reads each with its first twenty
+// attestations only (a hub's claims have thousands), and what the page shows is still the
+// whole claim's: the first of every attestation, the count of every narration, the routes
+// of all of them, and more than twenty when asked -- on every path that gives a claim.
+func TestHubClaimAttestations(t *testing.T) {
+	e := newEnv(t, options{})
+	ctx := context.Background()
+	for i := range 30 {
+		d, err := narration.Parse("hub.yaml", []byte(fmt.Sprintf(`
+narration:
+  id: narration:hub-%02d
+  title: Report %d
+  references: [{collection: Test, number: "h%d"}]
+  text: "Abu Bakr advised ransom."
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
+`, (i*11)%30, i, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.importer.Import(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := athar.ClaimID("person:abu-bakr", "advises", athar.IRITerm(athar.ID("concept:ransom").IRI()))
+	full, err := e.store.Claims(ctx, []athar.ID{id})
+	if err != nil || full[0] == nil {
+		t.Fatalf("the claim: %v, %v", full, err)
+	}
+	narrs := map[athar.ID]bool{}
+	var want []string
+	for _, a := range full[0].Attestations {
+		narrs[a.Narration] = true
+		want = append(want, string(a.Narration))
+	}
+	if len(want) < 31 {
+		t.Fatalf("%d attestations, want the seeds' and thirty more", len(want))
+	}
+	const fields = `id attestationCount routeCount first: attestations { narration { id } } more: attestations(first: 25) { narration { id } }`
+	type claim struct {
+		ID               string
+		AttestationCount int
+		RouteCount       int
+		First, More      []struct{ Narration struct{ ID string } }
+	}
+	check := func(path string, c claim) {
+		t.Helper()
+		if c.ID != string(id) {
+			t.Fatalf("%s: claim %s, want %s", path, c.ID, id)
+		}
+		if c.AttestationCount != len(narrs) {
+			t.Errorf("%s: attestationCount %d, want %d", path, c.AttestationCount, len(narrs))
+		}
+		if c.RouteCount < 30 || c.RouteCount > len(narrs) {
+			t.Errorf("%s: routeCount %d, want at least the thirty chainless reports'", path, c.RouteCount)
+		}
+		for name, got := range map[string][]struct{ Narration struct{ ID string } }{"first 20": c.First, "first 25": c.More} {
+			n := 20
+			if name == "first 25" {
+				n = 25
+			}
+			if len(got) != n {
+				t.Fatalf("%s: %s: %d attestations", path, name, len(got))
+			}
+			for i, a := range got {
+				if a.Narration.ID != want[i] {
+					t.Fatalf("%s: %s: attestation %d is %s's, want %s's", path, name, i, a.Narration.ID, want[i])
+				}
+			}
+		}
+	}
+	var byID struct{ Claim claim }
+	e.query(t, `{ claim(id: "`+string(id)+`") { `+fields+` } }`, nil, &byID)
+	check("claim", byID.Claim)
+	var page struct {
+		Claims struct{ Edges []struct{ Node claim } }
+	}
+	e.query(t, `{ claims(subject: "person:abu-bakr", predicate: "advises", first: 50) { edges { node { `+fields+` } } } }`, nil, &page)
+	seen := 0
+	for _, ed := range page.Claims.Edges {
+		if ed.Node.ID == string(id) {
+			check("claims", ed.Node)
+			seen++
+		}
+	}
+	var ent struct {
+		Entity struct {
+			Claims struct{ Edges []struct{ Node claim } }
+		}
+	}
+	e.query(t, `{ entity(id: "concept:ransom") { claims(first: 50) { edges { node { `+fields+` } } } } }`, nil, &ent)
+	for _, ed := range ent.Entity.Claims.Edges {
+		if ed.Node.ID == string(id) {
+			check("entity claims", ed.Node)
+			seen++
+		}
+	}
+	if seen != 2 {
+		b, _ := json.Marshal([]any{page, ent})
+		t.Fatalf("the claim is not on both pages: %s", b)
+	}
+}
