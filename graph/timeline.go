@@ -49,8 +49,12 @@ func chronology(events []athar.ID, byPredicate map[string][]*athar.Claim) []atha
 // ten thousand narrations' events by maps of ids spent most of its time hashing strings.
 type eventOrder struct {
 	ids   []athar.ID
-	n     int             // ids[:n] are the events
-	after [][]int32       // after[a]: the events directly after a, each once
+	n     int       // ids[:n] are the events
+	after [][]int32 // after[a]: the events directly after a, each once
+	// The edges already made: a bit per pair, a row per event that has any, when the
+	// events are few enough for that to be small (at 5,000 events a full matrix is 3 MB,
+	// and the walk below may ask for the same edge hundreds of times); a map otherwise.
+	rows  [][]uint64
 	edge  map[uint64]bool // a<<32|b for each a before b
 	indeg []int
 	year  []int // each event's own or inherited year; math.MaxInt when none
@@ -60,11 +64,23 @@ func (g *eventOrder) before(a, b int32) {
 	if a == b || int(a) >= g.n || int(b) >= g.n {
 		return
 	}
-	k := uint64(a)<<32 | uint64(b)
-	if g.edge[k] {
-		return
+	if g.rows != nil {
+		row := g.rows[a]
+		if row == nil {
+			row = make([]uint64, (g.n+63)/64)
+			g.rows[a] = row
+		}
+		if row[b/64]&(1<<(b%64)) != 0 {
+			return
+		}
+		row[b/64] |= 1 << (b % 64)
+	} else {
+		k := uint64(a)<<32 | uint64(b)
+		if g.edge[k] {
+			return
+		}
+		g.edge[k] = true
 	}
-	g.edge[k] = true
 	g.after[a] = append(g.after[a], b)
 	g.indeg[b]++
 }
@@ -125,6 +141,9 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) *eventOr
 	}
 	all := len(g.ids)
 	g.after, g.indeg = make([][]int32, g.n), make([]int, g.n)
+	if g.n <= maxMatrixEvents {
+		g.rows = make([][]uint64, g.n)
+	}
 	wholes := make([][]int32, all) // part -> the wholes it is directly part of
 	for _, p := range partOf {
 		wholes[p.s] = append(wholes[p.s], p.o)
@@ -171,6 +190,10 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) *eventOr
 	}
 	return g
 }
+
+// maxMatrixEvents is the most events ordering keeps its edges in a bit matrix for: 16,384
+// events make a matrix of 32 MB at most.
+var maxMatrixEvents = 16384
 
 // less orders events by (year, id).
 func (g *eventOrder) less(a, b int32) bool {
