@@ -194,17 +194,16 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 	if !r.single(predicate) {
 		return nil, athar.E("", athar.Invalid, "predicate: %s is not single-valued, so its claims are not variants of one another; ask claims(subject:, predicate:) for them", predicate)
 	}
-	// The subject's claims of the predicate, from the store's sorted list (a hub's other
-	// claims are not read), then the page's claims with their attestations.
-	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: -1, SkipNarrations: true})
+	// The subject's claims of the predicate: one range of the store's sorted list (a hub's
+	// other claims, and those it is the object of, are not read), then the page's claims
+	// with their first attestations.
+	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: n, SkipNarrations: true, AsSubject: true})
 	if err != nil {
 		return nil, err
 	}
-	var ids []athar.ID
-	for _, ref := range page.Refs {
-		if ref.Subject == id && len(ids) < n {
-			ids = append(ids, ref.ID)
-		}
+	ids := make([]athar.ID, len(page.Refs))
+	for i, ref := range page.Refs {
+		ids[i] = ref.ID
 	}
 	cs, err := r.loadClaims(ctx, ids)
 	if err != nil {
@@ -231,7 +230,7 @@ func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person,
 		// the first n are a page of the store's list, not the whole of it (Abu
 		// Hurayrah narrates over 4,000).
 		var ids []athar.ID
-		q := athar.ClaimPageQuery{Entity: obj.EntityID(), Predicate: predicate, First: n, SkipNarrations: true}
+		q := athar.ClaimPageQuery{Entity: obj.EntityID(), Predicate: predicate, First: n, SkipNarrations: true, AsSubject: true}
 		for len(ids) < n {
 			page, err := r.store.PageClaims(ctx, q)
 			if err != nil {

@@ -512,12 +512,16 @@ func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 // its plain triple, while fn returns true. keep, when given, filters the claims. Without
 // labels, fn gets none, and the rows that give them -- one per label, tens of thousands
 // for a hub's claims -- are jumped over rather than read.
-func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, labels bool, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
+//
+// within, when not empty, is a prefix of sort keys: only the claims whose key has it are
+// read (the list is sorted by key, so they are one range).
+func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after string, labels bool, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
 	prefix := owner + "\x00"
-	from := prefix
-	if after != "" {
+	from := prefix + within
+	if after != "" && prefix+after+"\x00\xff" > from {
 		from = prefix + after + "\x00\xff"
 	}
+	prefix += within
 	var (
 		cur     athar.ClaimRef
 		curKey  string
@@ -543,7 +547,7 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, lab
 				return "", false
 			}
 		}
-		rest := k[len(prefix):]
+		rest := k[len(prefix)-len(within):]
 		i := strings.LastIndexByte(rest, 0)
 		if i < 0 {
 			err = errCorruptRow
@@ -556,7 +560,7 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, after string, lab
 			} else if same++; same == skimAfter {
 				// A claim stated by many narrations: seek past its rows (a label never
 				// starts with 0xff) instead of stepping through them.
-				return prefix + key + "\x00\xff", true
+				return owner + "\x00" + key + "\x00\xff", true
 			}
 			return "", true
 		}
@@ -623,7 +627,7 @@ func withNarrations(r athar.ClaimRef, labels []string) athar.ClaimRef {
 // rmClaimsAbout reads the claims about id from the read model. Callers hold the read lock.
 func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ClaimRef, error) {
 	list := []athar.ClaimRef{}
-	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", true, nil, func(r athar.ClaimRef, labels []string) bool {
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", "", true, nil, func(r athar.ClaimRef, labels []string) bool {
 		list = append(list, withNarrations(r, labels))
 		return true
 	})
@@ -633,7 +637,7 @@ func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) (
 // rmEdges reads the edges touching id from the read model. Callers hold the read lock.
 func (s *Store) rmEdges(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.Edge, error) {
 	var edges []athar.Edge
-	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", true, nil, func(r athar.ClaimRef, labels []string) bool {
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", "", true, nil, func(r athar.ClaimRef, labels []string) bool {
 		if r.Value == nil && r.Object != "" {
 			edges = append(edges, athar.Edge{Source: r.Subject, Target: r.Object, Predicate: r.Predicate, Attestations: len(labels)})
 		}
@@ -669,7 +673,9 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	defer s.mu.RUnlock()
 	var keep func(*athar.ClaimRef) bool
 	if q.Entity != "" && q.Predicate != "" {
-		keep = func(r *athar.ClaimRef) bool { return r.Predicate == q.Predicate }
+		keep = func(r *athar.ClaimRef) bool {
+			return r.Predicate == q.Predicate && (!q.AsSubject || r.Subject == q.Entity)
+		}
 	}
 	if s.rmStale {
 		return s.pageClaimsByScan(ctx, q, keep)
@@ -681,11 +687,28 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 			count = "ep\x00" + q.Entity.IRI() + "\x00" + q.Predicate
 		}
 	}
+	within := ""
+	if q.AsSubject && q.Entity != "" && q.Predicate != "" {
+		// The claims with the entity as subject lead with it and the predicate.
+		within, keep = string(q.Entity)+"\x00"+q.Predicate+"\x00", nil
+	}
 	page := athar.ClaimPage{Refs: []athar.ClaimRef{}}
 	err := s.man.view(func(tx manifestTx) error {
 		n, _ := binary.Uvarint(tx.get(rmCountBucket, count))
 		page.Total = int(n)
-		return rmList(ctx, tx, bucket, owner, q.After, !q.SkipNarrations, keep, func(r athar.ClaimRef, labels []string) bool {
+		if within != "" {
+			// No count is kept for one side of a list: the range is counted, without
+			// its narrations.
+			page.Total = 0
+			err := rmList(ctx, tx, bucket, owner, within, "", false, nil, func(athar.ClaimRef, []string) bool {
+				page.Total++
+				return true
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return rmList(ctx, tx, bucket, owner, within, q.After, !q.SkipNarrations, keep, func(r athar.ClaimRef, labels []string) bool {
 			if q.First >= 0 && len(page.Refs) == q.First {
 				page.More = true
 				return false

@@ -1249,6 +1249,18 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 		if paged := pageAll(t, st, athar.ClaimPageQuery{Entity: id}, len(want)); !reflect.DeepEqual(paged, want) {
 			t.Fatalf("step %d: PageClaims(%s) =\n%+v\nthe quads give\n%+v", step, id, paged, want)
 		}
+		for _, p := range []string{"advises", "killedCount", "transmits", "narrates", "precedes"} {
+			var mine []athar.ClaimRef
+			for _, r := range want {
+				if r.Subject == id && r.Predicate == p {
+					mine = append(mine, r)
+				}
+			}
+			q := athar.ClaimPageQuery{Entity: id, Predicate: p, AsSubject: true}
+			if paged := pageAll(t, st, q, len(mine)); !reflect.DeepEqual(paged, mine) {
+				t.Fatalf("step %d: PageClaims(%+v) =\n%+v\nthe quads give\n%+v", step, q, paged, mine)
+			}
+		}
 		we := edges[id]
 		sort.Slice(we, func(i, j int) bool {
 			a, b := we[i], we[j]
@@ -1598,7 +1610,7 @@ claims:
   - {subject: person:abu-bakr, predicate: advises, object: concept:zeal-%02d, evidence: "he advised zeal %d"}
 `, i, i, i, i, i, i, i, i))
 	}
-	for _, q := range []athar.ClaimPageQuery{{Entity: "person:abu-bakr"}, {Predicate: "advises"}, {Entity: "person:abu-bakr", Predicate: "advises"}, {Entity: "concept:ransom"}} {
+	for _, q := range []athar.ClaimPageQuery{{Entity: "person:abu-bakr"}, {Predicate: "advises"}, {Entity: "person:abu-bakr", Predicate: "advises"}, {Entity: "concept:ransom"}, {Entity: "person:abu-bakr", Predicate: "advises", AsSubject: true}} {
 		for _, first := range []int{-1, 0, 1, 3, 40} {
 			q.First, q.After = first, ""
 			for page := 0; ; page++ {
