@@ -1594,22 +1594,7 @@ func splitIDs(ids []athar.ID) [][]athar.ID {
 // Narrations left nil -- the same claims, order, total and More, page after page, with a
 // claim stated by thirty narrations among claims stated by one.
 func testPagesWithoutNarrations(t *testing.T, st athar.Store) {
-	for i := range 30 {
-		apply(t, st, fmt.Sprintf(`
-narration:
-  id: narration:hub-%02d
-  title: Report %d
-  references: [{collection: Test, number: "%d"}]
-  text: "Abu Bakr advised ransom, and he advised zeal %d."
-entities:
-  - {id: person:abu-bakr, type: Person, name: Abu Bakr}
-  - {id: concept:ransom, type: Concept, name: Ransom}
-  - {id: concept:zeal-%02d, type: Concept, name: Zeal %d}
-claims:
-  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
-  - {subject: person:abu-bakr, predicate: advises, object: concept:zeal-%02d, evidence: "he advised zeal %d"}
-`, i, i, i, i, i, i, i, i))
-	}
+	applyHub(t, st, false)
 	for _, q := range []athar.ClaimPageQuery{{Entity: "person:abu-bakr"}, {Predicate: "advises"}, {Entity: "person:abu-bakr", Predicate: "advises"}, {Entity: "concept:ransom"}, {Entity: "person:abu-bakr", Predicate: "advises", AsSubject: true}} {
 		for _, first := range []int{-1, 0, 1, 3, 40} {
 			q.First, q.After = first, ""
@@ -1644,11 +1629,18 @@ claims:
 	}
 }
 
-// testClaimHeads: the first attestations of a claim thirty narrations state, each in two
-// passages (so that a cut after an odd number falls inside a narration), are those Claims
-// lists first, with the totals; so for claims with fewer and for an absent claim.
-func testClaimHeads(t *testing.T, st athar.Store) {
+// applyHub imports thirty narrations (in an order that is not their ids') that each state
+// person:abu-bakr advises concept:ransom -- twice, in two passages, when twice -- and a
+// claim of their own.
+func applyHub(t *testing.T, st athar.Store, twice bool) {
+	t.Helper()
+	again := ""
+	if twice {
+		again = `
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "he said ransom"}`
+	}
 	for i := range 30 {
+		n := (i * 7) % 30
 		apply(t, st, fmt.Sprintf(`
 narration:
   id: narration:hub-%02d
@@ -1660,11 +1652,17 @@ entities:
   - {id: concept:ransom, type: Concept, name: Ransom}
   - {id: concept:zeal-%02d, type: Concept, name: Zeal %d}
 claims:
-  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
-  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "he said ransom"}
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}%s
   - {subject: person:abu-bakr, predicate: advises, object: concept:zeal-%02d, evidence: "He advised zeal %d"}
-`, (i*7)%30, i, i, i, i, i, i, i))
+`, n, n, n, n, n, n, again, n, n))
 	}
+}
+
+// testClaimHeads: the first attestations of a claim thirty narrations state, each in two
+// passages (so that a cut after an odd number falls inside a narration), are those Claims
+// lists first, with the totals; so for claims with fewer and for an absent claim.
+func testClaimHeads(t *testing.T, st athar.Store) {
+	applyHub(t, st, true)
 	page, err := st.PageClaims(context.Background(), athar.ClaimPageQuery{Entity: "person:abu-bakr", First: -1})
 	if err != nil {
 		t.Fatal(err)
