@@ -3,6 +3,7 @@ package graph
 import (
 	"container/heap"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 
@@ -159,17 +160,57 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) *eventOr
 	for _, p := range responds {
 		g.before(p.o, p.s)
 	}
-	g.year = make([]int, g.n)
-	seen := make([]int32, all) // seen[w] == p+1 once p's walk reached w
+	g.year = inheritedYears(g.n, wholes, years)
+	if g.rows != nil {
+		g.wholesByComponent(wholes, precededBy)
+	} else {
+		g.wholesByWalk(wholes, precededBy)
+	}
+	return g
+}
+
+// inheritedYears gives each of the n events its own year, or else the year of the first
+// whole found walking up its wholes breadth first (math.MaxInt when none has one).
+func inheritedYears(n int, wholes [][]int32, years map[int32]int) []int {
+	out := make([]int, n)
+	seen := make([]int32, len(wholes)) // seen[w] == p+1 once p's walk reached w
 	var queue []int32
-	for p := int32(0); int(p) < g.n; p++ {
-		// Walk up every whole p is (transitively) part of.
+	for p := int32(0); int(p) < n; p++ {
+		if y, ok := years[p]; ok {
+			out[p] = y
+			continue
+		}
+		out[p] = math.MaxInt
 		seen[p] = p + 1
 		queue = append(queue[:0], wholes[p]...)
-		inherited, found := math.MaxInt, false
-		if y, ok := years[p]; ok {
-			inherited, found = y, true
+		for len(queue) > 0 {
+			w := queue[0]
+			queue = queue[1:]
+			if seen[w] == p+1 {
+				continue
+			}
+			seen[w] = p + 1
+			if y, ok := years[w]; ok {
+				out[p] = y
+				break
+			}
+			queue = append(queue, wholes[w]...)
 		}
+	}
+	return out
+}
+
+// wholesByWalk adds the edges the wholes give -- each whole w (transitively) of event p
+// before p, and p before everything w precedes -- by walking up from each event: the
+// number of (event, whole) pairs, which on the 100k generated graph (one partOf cycle
+// through thousands of events) is tens of millions. Used when the events are too many
+// for wholesByComponent's bit sets.
+func (g *eventOrder) wholesByWalk(wholes, precededBy [][]int32) {
+	seen := make([]int32, len(wholes)) // seen[w] == p+1 once p's walk reached w
+	var queue []int32
+	for p := int32(0); int(p) < g.n; p++ {
+		seen[p] = p + 1
+		queue = append(queue[:0], wholes[p]...)
 		for len(queue) > 0 {
 			w := queue[0]
 			queue = queue[1:]
@@ -181,14 +222,145 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) *eventOr
 			for _, y := range precededBy[w] {
 				g.before(p, y)
 			}
-			if y, ok := years[w]; ok && !found {
-				inherited, found = y, true
-			}
 			queue = append(queue, wholes[w]...)
 		}
-		g.year[p] = inherited
 	}
-	return g
+}
+
+// wholesByComponent adds the same edges as wholesByWalk from the strongly connected
+// components of the partOf graph: every member of a cycle is a whole of every other, and
+// the wholes of a component are those of the components it is part of, so each
+// component's wholes (as a bit set of events) and what they precede (another) are
+// unions of its parents', computed once per component rather than walked once per event.
+func (g *eventOrder) wholesByComponent(wholes, precededBy [][]int32) {
+	comp, members := components(wholes)
+	words := (g.n + 63) / 64
+	type sets struct{ events, precede []uint64 }
+	own := func(c int) sets { // the component's own events and what its members precede
+		s := sets{make([]uint64, words), make([]uint64, words)}
+		for _, v := range members[c] {
+			if int(v) < g.n {
+				s.events[v/64] |= 1 << (v % 64)
+			}
+			for _, y := range precededBy[v] {
+				if int(y) < g.n {
+					s.precede[y/64] |= 1 << (y % 64)
+				}
+			}
+		}
+		return s
+	}
+	or := func(dst, src []uint64) {
+		for i := range dst {
+			dst[i] |= src[i]
+		}
+	}
+	up := make([]sets, len(members)) // the events and precede targets of the component's wholes
+	mine := make([]sets, len(members))
+	// components lists a component after every component it is part of.
+	for c := range members {
+		up[c] = sets{make([]uint64, words), make([]uint64, words)}
+		mine[c] = own(c)
+		seen := map[int]bool{}
+		for _, v := range members[c] {
+			for _, w := range wholes[v] {
+				if d := comp[w]; d != c && !seen[d] {
+					seen[d] = true
+					or(up[c].events, up[d].events)
+					or(up[c].events, mine[d].events)
+					or(up[c].precede, up[d].precede)
+					or(up[c].precede, mine[d].precede)
+				}
+			}
+		}
+		if len(members[c]) > 1 { // a cycle: each member is a whole of the others
+			or(up[c].events, mine[c].events)
+			or(up[c].precede, mine[c].precede)
+		}
+	}
+	for p := int32(0); int(p) < g.n; p++ {
+		s := up[comp[p]]
+		for i, word := range s.events {
+			for ; word != 0; word &= word - 1 {
+				w := int32(i*64 + bits.TrailingZeros64(word))
+				g.before(w, p) // p itself is refused by before
+			}
+		}
+		for i, word := range s.precede {
+			for ; word != 0; word &= word - 1 {
+				g.before(p, int32(i*64+bits.TrailingZeros64(word)))
+			}
+		}
+	}
+}
+
+// components returns the strongly connected components of the graph whose edges go from
+// each node to its wholes (Tarjan's algorithm): each node's component, and the members of
+// each, a component listed after every component its members are part of.
+func components(wholes [][]int32) ([]int, [][]int32) {
+	n := len(wholes)
+	index, low := make([]int32, n), make([]int32, n)
+	for i := range index {
+		index[i] = -1
+	}
+	comp := make([]int, n)
+	onStack := make([]bool, n)
+	var stack []int32
+	var members [][]int32
+	next := int32(0)
+	type frame struct {
+		v int32
+		i int // the next of v's wholes to visit
+	}
+	for root := range wholes {
+		if index[root] >= 0 {
+			continue
+		}
+		calls := []frame{{v: int32(root)}}
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, int32(root))
+		onStack[root] = true
+		for len(calls) > 0 {
+			f := &calls[len(calls)-1]
+			if f.i < len(wholes[f.v]) {
+				w := wholes[f.v][f.i]
+				f.i++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					calls = append(calls, frame{v: w})
+				} else if onStack[w] {
+					low[f.v] = min(low[f.v], index[w])
+				}
+				continue
+			}
+			v := f.v
+			calls = calls[:len(calls)-1]
+			if len(calls) > 0 {
+				u := calls[len(calls)-1].v
+				low[u] = min(low[u], low[v])
+			}
+			if low[v] == index[v] {
+				var m []int32
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp[w] = len(members)
+					m = append(m, w)
+					if w == v {
+						break
+					}
+				}
+				members = append(members, m)
+			}
+		}
+	}
+	// Tarjan's order puts a component after those it reaches, its wholes': as wanted.
+	return comp, members
 }
 
 // maxMatrixEvents is the most events ordering keeps its edges in a bit matrix for: 16,384

@@ -1,6 +1,9 @@
 package graph
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -89,6 +92,65 @@ func TestRelationFieldsMatchTheVocabulary(t *testing.T) {
 	for _, want := range []string{"Verse.revealedRegarding", "Event.participants", "Event.follows", "Event.precedes", "Person.advises", "Concept.advisedBy", "Narration.transmitters"} {
 		if !seen[want] {
 			t.Errorf("no generated field %s", want)
+		}
+	}
+}
+
+// TestOrderingByComponentsIsTheWalk: on random graphs of events and other ids with every
+// kind of cycle (partOf, precedes, self-parts), the edges the partOf components give are
+// those of walking up from each event, and the timeline and the chronology answer the
+// same either way (the walk with its edges in a map, as for very many events).
+func TestOrderingByComponentsIsTheWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 11))
+	preds := []string{predPartOf, predPartOf, predPartOf, predPrecedes, predPrecedes, predCauses, predRespondsTo, predYear}
+	for round := 0; round < 300; round++ {
+		nEvents, nOther := 1+rng.IntN(40), rng.IntN(6)
+		var events []athar.ID
+		pick := func() athar.ID {
+			if k := rng.IntN(nEvents + nOther); k < nEvents {
+				return athar.ID(fmt.Sprintf("event:e%02d", k))
+			} else {
+				return athar.ID(fmt.Sprintf("concept:c%d", k-nEvents))
+			}
+		}
+		for i := range nEvents {
+			events = append(events, athar.ID(fmt.Sprintf("event:e%02d", i)))
+		}
+		rng.Shuffle(len(events), func(i, j int) { events[i], events[j] = events[j], events[i] })
+		by := map[string][]*athar.Claim{}
+		for range rng.IntN(4 * nEvents) {
+			p := preds[rng.IntN(len(preds))]
+			c := &athar.Claim{Subject: pick(), Predicate: p}
+			if p == predYear {
+				c.Value = &athar.Term{Literal: fmt.Sprint(1 + rng.IntN(5)), Datatype: athar.XSDInteger}
+			} else {
+				c.Object = pick()
+			}
+			by[p] = append(by[p], c)
+		}
+		edges := func(g *eventOrder) map[[2]athar.ID]bool {
+			out := map[[2]athar.ID]bool{}
+			for a, bs := range g.after {
+				for _, b := range bs {
+					out[[2]athar.ID{g.ids[a], g.ids[b]}] = true
+				}
+			}
+			return out
+		}
+		fast := ordering(events, by)
+		fastOrder := chronology(events, by)
+		fastPlaced, fastUnplaced := partialOrder(events, by)
+		saved := maxMatrixEvents
+		maxMatrixEvents = 0
+		slow := ordering(events, by)
+		slowOrder := chronology(events, by)
+		slowPlaced, slowUnplaced := partialOrder(events, by)
+		maxMatrixEvents = saved
+		if !reflect.DeepEqual(edges(fast), edges(slow)) || !reflect.DeepEqual(fast.indeg, slow.indeg) || !reflect.DeepEqual(fast.year, slow.year) {
+			t.Fatalf("round %d: the components give\n%v\n%v %v\nthe walk\n%v\n%v %v\nclaims %v", round, edges(fast), fast.indeg, fast.year, edges(slow), slow.indeg, slow.year, by)
+		}
+		if !reflect.DeepEqual(fastOrder, slowOrder) || !reflect.DeepEqual(fastPlaced, slowPlaced) || !reflect.DeepEqual(fastUnplaced, slowUnplaced) {
+			t.Fatalf("round %d: the timeline or the chronology differ", round)
 		}
 	}
 }
