@@ -169,18 +169,13 @@ func ordering(events []athar.ID, byPredicate map[string][]*athar.Claim) *eventOr
 	return g
 }
 
-// inheritedYears gives each of the n events its own year, or else the year of the first
-// whole found walking up its wholes breadth first (math.MaxInt when none has one).
-func inheritedYears(n int, wholes [][]int32, years map[int32]int) []int {
-	out := make([]int, n)
+// walkUp walks breadth first up the wholes of each of the first n nodes (every whole it is
+// transitively part of, each once, itself excluded), calling visit with the node and each
+// whole until visit returns false.
+func walkUp(n int, wholes [][]int32, visit func(p, w int32) bool) {
 	seen := make([]int32, len(wholes)) // seen[w] == p+1 once p's walk reached w
 	var queue []int32
 	for p := int32(0); int(p) < n; p++ {
-		if y, ok := years[p]; ok {
-			out[p] = y
-			continue
-		}
-		out[p] = math.MaxInt
 		seen[p] = p + 1
 		queue = append(queue[:0], wholes[p]...)
 		for len(queue) > 0 {
@@ -190,11 +185,34 @@ func inheritedYears(n int, wholes [][]int32, years map[int32]int) []int {
 				continue
 			}
 			seen[w] = p + 1
-			if y, ok := years[w]; ok {
-				out[p] = y
+			if !visit(p, w) {
 				break
 			}
 			queue = append(queue, wholes[w]...)
+		}
+	}
+}
+
+// inheritedYears gives each of the n events its own year, or else the year of the first
+// whole found walking up its wholes breadth first (math.MaxInt when none has one).
+func inheritedYears(n int, wholes [][]int32, years map[int32]int) []int {
+	out := make([]int, n)
+	for p := range out {
+		out[p] = math.MaxInt
+	}
+	walkUp(n, wholes, func(p, w int32) bool {
+		if _, dated := years[p]; dated {
+			return false // its own year, below
+		}
+		if y, ok := years[w]; ok {
+			out[p] = y
+			return false
+		}
+		return true
+	})
+	for p := range out {
+		if y, ok := years[int32(p)]; ok {
+			out[p] = y
 		}
 	}
 	return out
@@ -206,25 +224,13 @@ func inheritedYears(n int, wholes [][]int32, years map[int32]int) []int {
 // through thousands of events) is tens of millions. Used when the events are too many
 // for wholesByComponent's bit sets.
 func (g *eventOrder) wholesByWalk(wholes, precededBy [][]int32) {
-	seen := make([]int32, len(wholes)) // seen[w] == p+1 once p's walk reached w
-	var queue []int32
-	for p := int32(0); int(p) < g.n; p++ {
-		seen[p] = p + 1
-		queue = append(queue[:0], wholes[p]...)
-		for len(queue) > 0 {
-			w := queue[0]
-			queue = queue[1:]
-			if seen[w] == p+1 {
-				continue
-			}
-			seen[w] = p + 1
-			g.before(w, p)
-			for _, y := range precededBy[w] {
-				g.before(p, y)
-			}
-			queue = append(queue, wholes[w]...)
+	walkUp(g.n, wholes, func(p, w int32) bool {
+		g.before(w, p)
+		for _, y := range precededBy[w] {
+			g.before(p, y)
 		}
-	}
+		return true
+	})
 }
 
 // wholesByComponent adds the same edges as wholesByWalk from the strongly connected
