@@ -11,20 +11,21 @@ package cayleystore
 // the store's own file, in two buckets of its own (Cayley's are "meta", "log", its quad
 // indexes -- one to four letters of s, p, o, c -- and the three-byte "v.."/"n.." value
 // buckets): manifestBucket (label -> entry) and pendingBucket (labels whose entry may be
-// stale). Cayley's ApplyDeltas commits in its own bbolt transaction, so Apply writes the
-// manifest in two more, around it:
+// stale). Cayley's ApplyDeltas commits in its own bbolt transaction, and the new entries
+// need what it wrote (the ids of new terms), so Apply writes the manifest around it:
 //
-//  1. mark every label the deltas touch as pending, and commit;
-//  2. Cayley's transaction;
-//  3. write those labels' new entries and clear their marks, in one transaction.
+//  1. mark every label the deltas touch as pending, in Cayley's own transaction (joinKV
+//     hands it the marks to write first; join.go);
+//  2. write those labels' new entries and clear their marks, in one transaction after.
 //
-// A crash before 3 commits leaves the labels marked; Open rebuilds the entries of every
+// A crash before 2 commits leaves the labels marked; Open rebuilds the entries of every
 // marked label from one scan of the store, and until then NarrationQuads answers a marked
 // label by scanning, so a stale entry is never read. A missing manifest bucket (a store
 // made before the manifest existed) or a full rebuild cut short (rebuildAllKey still
 // marked) makes Open build the whole manifest in one scan.
 //
-// memstore keeps the same two buckets in maps, with the same protocol.
+// memstore keeps the same two buckets in maps, with the same protocol, the marks made just
+// before Cayley's change (as in bulk mode, whose marks go to its buffer).
 
 import (
 	"context"

@@ -155,13 +155,14 @@ func crashAfterCayleyCommit(t *testing.T, st *Store, cs []athar.Changeset) {
 		}
 	}
 	change := newManifestChange(tx.Deltas)
-	if _, err := st.markPending(change.labels); err != nil {
-		t.Fatal(err)
-	}
 	for _, p := range pinsFor(tx.Deltas) {
 		tx.AddQuad(p)
 	}
-	if err := st.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}); err != nil {
+	stale, joined, err := st.markOutside(change.labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.commitCayley(tx.Deltas, change.labels, joined, stale); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

@@ -26,6 +26,7 @@ import (
 	_ "github.com/cayleygraph/cayley/graph/kv/bbolt" // registers "bbolt"; not part of kv/all
 	"github.com/cayleygraph/cayley/graph/memstore"
 	"github.com/cayleygraph/quad"
+	hkv "github.com/hidal-go/hidalgo/kv"
 	hbolt "github.com/hidal-go/hidalgo/kv/bbolt"
 	bolt "go.etcd.io/bbolt"
 
@@ -41,6 +42,7 @@ type Store struct {
 	pinned bool       // pins may be left in the store (see pinsFor)
 	nodes  *nodeCache // KV node ids to values (see nodes.go)
 	man    manifestKV // each label's quads (see manifest.go)
+	join   *joinKV    // bbolt: what Cayley's store is opened on (see join.go)
 	// rmStale is set when the read model may disagree with Cayley (an update after Cayley's
 	// commit failed): reads then use Cayley's indexes until Open rebuilds it (readmodel.go).
 	rmStale bool
@@ -101,7 +103,7 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	hdb := hbolt.New(db)
+	hdb := &joinKV{KV: hbolt.New(db)}
 	man := boltManifest{db}
 	err = kv.Init(hdb, nil)
 	if err == nil {
@@ -124,7 +126,7 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	st := &Store{qs: qs, lock: lock, nodes: newNodeCache(), man: man}
+	st := &Store{qs: qs, join: hdb, lock: lock, nodes: newNodeCache(), man: man}
 	st.unpin(nil) // pins a crash between Apply's two transactions may have left
 	// The read model first: the manifest's rebuild clears the pending marks.
 	if err := st.openReadModel(context.Background()); err != nil {
@@ -213,16 +215,16 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		return errClosed
 	}
 	s.mentions.reset()
-	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
 	change := newManifestChange(tx.Deltas)
-	// Mark the labels pending before Cayley commits (see manifest.go).
-	stale, err := s.markPending(change.labels)
+	stale, joined, err := s.markOutside(change.labels)
 	if err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
 	// The records of the quads removed, while their terms still exist.
 	if change.removeRecs, err = s.records(ctx, change, change.remove); err != nil {
-		s.clearPending(without(change.labels, stale))
+		if !joined {
+			s.clearPending(without(change.labels, stale))
+		}
 		return fmt.Errorf("apply %d changes: manifest: %w", n, err)
 	}
 	var pins []quad.Quad
@@ -236,11 +238,9 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		}
 	}
 	beside := s.writeBeside(change)
-	err = s.qs.ApplyDeltas(tx.Deltas, opts)
+	stale, err = s.commitCayley(tx.Deltas, change.labels, joined, stale)
 	rowsWritten := beside != nil && beside.wait(err == nil)
 	if err != nil {
-		// Nothing changed, so the entries are still right -- except those already stale.
-		s.clearPending(without(change.labels, stale))
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
 	if beside != nil && !rowsWritten {
@@ -307,6 +307,53 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	}
 	s.bulkSpill()
 	return nil
+}
+
+// markOutside marks labels pending ahead of Cayley's transaction where they cannot go
+// into it (memstore, and bulk mode's buffer), and returns the labels marked already; on
+// bbolt it marks nothing and reports joined: commitCayley marks them in Cayley's
+// transaction (see join.go).
+func (s *Store) markOutside(labels []string) (stale []string, joined bool, err error) {
+	if _, ok := s.man.(boltManifest); ok && s.join != nil {
+		return nil, true, nil
+	}
+	stale, err = s.markPending(labels)
+	return stale, false, err
+}
+
+// commitCayley applies deltas in Cayley's transaction, with labels marked pending in the
+// same transaction when joined (see markOutside). It returns the labels that were marked
+// already (stale, for those marked outside). When it fails, Cayley is unchanged and so
+// are the marks.
+func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool, stale []string) ([]string, error) {
+	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
+	if !joined {
+		if err := s.qs.ApplyDeltas(deltas, opts); err != nil {
+			// Nothing changed, so the entries are still right -- except those already stale.
+			s.clearPending(without(labels, stale))
+			return nil, err
+		}
+		return stale, nil
+	}
+	marked := len(labels) == 0
+	if !marked {
+		s.join.first = func(ctx context.Context, tx hkv.Tx) (err error) {
+			stale, err = markPendingIn(ctx, tx, labels)
+			marked = err == nil
+			return err
+		}
+	}
+	err := s.qs.ApplyDeltas(deltas, opts)
+	s.join.first = nil
+	if err != nil {
+		return nil, err
+	}
+	if !marked {
+		// Cayley committed without asking joinKV for a transaction (not what the pinned
+		// version does): mark now, late but before the manifest is touched.
+		return s.markPending(labels)
+	}
+	return stale, nil
 }
 
 // without returns the labels not in drop.
