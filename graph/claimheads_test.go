@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -110,5 +111,85 @@ claims:
 	if seen != 2 {
 		b, _ := json.Marshal([]any{page, ent})
 		t.Fatalf("the claim is not on both pages: %s", b)
+	}
+}
+
+// TestAttestationNarrations: an attestation's narration is its id alone when the query
+// asks for nothing more, and the narration whole however else it is asked for -- plain
+// fields, a fragment on the attestation, a fragment on the narration, an alias -- since
+// the attestations' resolver, not a resolver per attestation, decides which to give.
+func TestAttestationNarrations(t *testing.T) {
+	e := newEnv(t, options{})
+	ctx := context.Background()
+	titles := map[string]string{}
+	for i := range 3 {
+		id := fmt.Sprintf("narration:att-%d", i)
+		titles[id] = fmt.Sprintf("Report number %d", i)
+		d, err := narration.Parse("att.yaml", []byte(fmt.Sprintf(`
+narration:
+  id: %s
+  title: %s
+  references: [{collection: Test, number: "a%d"}]
+  text: "Abu Bakr advised ransom."
+claims:
+  - {subject: person:abu-bakr, predicate: advises, object: concept:ransom, evidence: "Abu Bakr advised ransom"}
+`, id, titles[id], i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.importer.Import(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := athar.ClaimID("person:abu-bakr", "advises", athar.IRITerm(athar.ID("concept:ransom").IRI()))
+	type narr struct{ ID, Title string }
+	for _, tc := range []struct {
+		name, sel string
+		whole     bool
+	}{
+		{"id alone", `attestations { narration { id } }`, false},
+		{"id and typename", `attestations { narration { __typename id } }`, false},
+		{"title", `attestations { narration { id title } }`, true},
+		{"inline fragment on the attestation", `attestations { ... on Attestation { narration { id title } } }`, true},
+		{"named fragment on the attestation", `attestations { ...att }`, true},
+		{"fragment on the narration", `attestations { narration { id ... on Narration { title } } }`, true},
+		{"id here, title under an alias", `attestations { narration { id } other: narration { title } }`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := `{ claim(id: "` + string(id) + `") { ` + tc.sel + ` } }`
+			if strings.Contains(tc.sel, "...att") {
+				q += ` fragment att on Attestation { narration { id title } }`
+			}
+			var got struct {
+				Claim struct {
+					Attestations []struct {
+						Narration narr
+						Other     *narr
+					}
+				}
+			}
+			e.query(t, q, nil, &got)
+			seen := 0
+			for _, a := range got.Claim.Attestations {
+				n := a.Narration
+				if a.Other != nil {
+					n.Title = a.Other.Title
+				}
+				want, ok := titles[n.ID]
+				if !ok {
+					continue // the seeds' attestations of the same claim
+				}
+				seen++
+				if tc.whole && n.Title != want {
+					t.Errorf("%s: title %q, want %q", n.ID, n.Title, want)
+				}
+				if !tc.whole && n.Title != "" {
+					t.Errorf("%s: title %q unasked", n.ID, n.Title)
+				}
+			}
+			if seen != len(titles) {
+				t.Fatalf("%d of the %d narrations' attestations: %+v", seen, len(titles), got)
+			}
+		})
 	}
 }

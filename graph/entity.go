@@ -108,7 +108,7 @@ func (r *claimResolver) Attestations(ctx context.Context, obj *model.Claim, firs
 		return nil, err
 	}
 	if as, ok := obj.Attestations(n); ok {
-		return as, nil
+		return r.withNarrations(ctx, as)
 	}
 	c, err := r.loaders(ctx).claim.Load(ctx, obj.C.ID)
 	if err != nil {
@@ -118,7 +118,7 @@ func (r *claimResolver) Attestations(ctx context.Context, obj *model.Claim, firs
 		return []*model.Attestation{}, nil
 	}
 	as, _ := (&model.Claim{C: c}).Attestations(n)
-	return as, nil
+	return r.withNarrations(ctx, as)
 }
 
 // entityRelations resolves Entity.relations.

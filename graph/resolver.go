@@ -74,9 +74,6 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 // Claim returns the Claim resolver.
 func (r *Resolver) Claim() generated.ClaimResolver { return &claimResolver{r} }
 
-// Attestation returns the Attestation resolver.
-func (r *Resolver) Attestation() generated.AttestationResolver { return &attestationResolver{r} }
-
 // Relation returns the Relation resolver.
 func (r *Resolver) Relation() generated.RelationResolver { return &relationResolver{r} }
 
@@ -96,19 +93,66 @@ func (r *claimResolver) Object(ctx context.Context, obj *model.Claim) (model.Ent
 	return r.mustEntity(ctx, obj.C.Object)
 }
 
-type attestationResolver struct{ *Resolver }
+// withNarrations gives each attestation its narration (Attestation.narration is a plain
+// field: as a resolver gqlgen ran it in a goroutine of its own for every attestation --
+// some 400 a variants page at 100,000 narrations, with their stacks grown -- to return the
+// id it already had). When the selection asks the narration for its id alone, that is all
+// it gets: an attestation's narration always exists (its quads carry the narration's
+// label). Otherwise the narrations are read in one batch.
+func (r *Resolver) withNarrations(ctx context.Context, as []*model.Attestation) ([]*model.Attestation, error) {
+	if len(as) == 0 {
+		return as, nil
+	}
+	if !narrationsWanted(ctx) {
+		for _, a := range as {
+			a.Narr = &model.Narration{N: &athar.Narration{ID: a.A.Narration}}
+		}
+		return as, nil
+	}
+	seen := map[athar.ID]bool{}
+	var ids []athar.ID
+	for _, a := range as {
+		if !seen[a.A.Narration] {
+			seen[a.A.Narration] = true
+			ids = append(ids, a.A.Narration)
+		}
+	}
+	ns, err := r.loaders(ctx).narration.LoadAll(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[athar.ID]*athar.Narration, len(ns))
+	for _, n := range ns {
+		if n != nil {
+			byID[n.ID] = n
+		}
+	}
+	for _, a := range as {
+		n := byID[a.A.Narration]
+		if n == nil {
+			return nil, fmt.Errorf("attestation %s: narration %s is not in the graph", a.A.ID, a.A.Narration)
+		}
+		a.Narr = &model.Narration{N: n}
+	}
+	return as, nil
+}
 
-func (r *attestationResolver) Narration(ctx context.Context, obj *model.Attestation) (*model.Narration, error) {
-	// An attestation's narration always exists (its quads carry the narration's label), so
-	// a selection of its id alone needs no read.
-	if onlyID(ctx) {
-		return &model.Narration{N: &athar.Narration{ID: obj.A.Narration}}, nil
+// narrationsWanted reports whether the attestations being resolved are asked for more of
+// their narration than its id: a narration field selecting anything but id and __typename
+// as plain fields (a fragment there may ask for more, so it counts).
+func narrationsWanted(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return true
 	}
-	n, err := r.narration(ctx, obj.A.Narration)
-	if err == nil && n == nil {
-		err = fmt.Errorf("attestation %s: narration %s is not in the graph", obj.A.ID, obj.A.Narration)
+	// Attestation implements no interface: collecting its fields resolves every fragment
+	// (and @skip/@include) on it exactly.
+	for _, f := range graphql.CollectFields(graphql.GetOperationContext(ctx), fc.Field.Selections, []string{"Attestation"}) {
+		if f.Name == "narration" && !selectsOnlyID(f.Selections) {
+			return true
+		}
 	}
-	return n, err
+	return false
 }
 
 type relationResolver struct{ *Resolver }
@@ -280,10 +324,16 @@ func (r *Resolver) checkPredicate(arg, name string) error {
 // written as plain fields (a fragment may ask for more, so it does not count).
 func onlyID(ctx context.Context) bool {
 	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || len(fc.Field.Selections) == 0 {
+	return fc != nil && selectsOnlyID(fc.Field.Selections)
+}
+
+// selectsOnlyID reports whether set is not empty and holds nothing but id and __typename,
+// as plain fields.
+func selectsOnlyID(set ast.SelectionSet) bool {
+	if len(set) == 0 {
 		return false
 	}
-	for _, sel := range fc.Field.Selections {
+	for _, sel := range set {
 		f, ok := sel.(*ast.Field)
 		if !ok || f.Name != "id" && f.Name != "__typename" {
 			return false

@@ -28,7 +28,6 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
-	Attestation() AttestationResolver
 	Chapter() ChapterResolver
 	Claim() ClaimResolver
 	Concept() ConceptResolver
@@ -574,9 +573,6 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
-type AttestationResolver interface {
-	Narration(ctx context.Context, obj *model.Attestation) (*model.Narration, error)
-}
 type ChapterResolver interface {
 	Narrations(ctx context.Context, obj *model.Chapter, first *int, after *string) (*model.NarrationConnection, error)
 }
@@ -9934,7 +9930,7 @@ func (ec *executionContext) _Attestation_narration(ctx context.Context, field gr
 			return ec.fieldContext_Attestation_narration(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Attestation().Narration(ctx, obj)
+			return obj.Narration(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Narration) graphql.Marshaler {
@@ -9949,7 +9945,7 @@ func (ec *executionContext) fieldContext_Attestation_narration(_ context.Context
 		Object:     "Attestation",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Narration(ctx, field)
 		},
@@ -23889,38 +23885,37 @@ func (ec *executionContext) _Attestation(ctx context.Context, sel ast.SelectionS
 		case "id":
 			out.Values[i] = ec._Attestation_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "narration":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Attestation_narration(ctx, field, obj)
-				})
+			out.Values[i] = ec._Attestation_narration(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "evidence":
 			out.Values[i] = ec._Attestation_evidence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "start":
 			out.Values[i] = ec._Attestation_start(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "end":
 			out.Values[i] = ec._Attestation_end(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "edition":
 			out.Values[i] = ec._Attestation_edition(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "note":
 			out.Values[i] = ec._Attestation_note(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

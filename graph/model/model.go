@@ -342,7 +342,13 @@ func Narrations(c *athar.Claim) []athar.ID {
 // Attestation is a GraphQL Attestation.
 type Attestation struct {
 	A athar.Attestation
+	// Narr is the attestation's narration, set by the resolver that returns the
+	// attestation (whole, or its id alone when that is all the query selects).
+	Narr *Narration
 }
+
+// Narration is the attestation's narration.
+func (a *Attestation) Narration() *Narration { return a.Narr }
 
 // ID is the attestation's id.
 func (a *Attestation) ID() string { return string(a.A.ID) }
