@@ -523,6 +523,16 @@ func (s *Store) BeginBulk() error {
 	if err != nil {
 		return fmt.Errorf("bulk mode: %w", err)
 	}
+	// Cayley's store again, with its filter of the quads it holds (see openKV). Nothing
+	// else is held by the store it replaces, which is dropped without closing the file
+	// they share.
+	if s.join != nil {
+		qs, err := openKV(s.join, true)
+		if err != nil {
+			return fmt.Errorf("bulk mode: %w", err)
+		}
+		s.qs = qs
+	}
 	s.man = m
 	return nil
 }
@@ -544,6 +554,12 @@ func (s *Store) endBulk() error {
 	}
 	err := m.flush(true)
 	s.man = m.base
+	if s.join != nil {
+		// The filter's memory back (see openKV).
+		if qs, kerr := openKV(s.join, false); kerr == nil {
+			s.qs = qs
+		}
+	}
 	if err != nil {
 		s.rmStale = true
 		return fmt.Errorf("bulk mode: %w", err)
