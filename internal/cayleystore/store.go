@@ -361,7 +361,7 @@ func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool,
 // store's log). The filter spares each added quad a lookup for a duplicate, which counts in
 // a bulk load of millions (BeginBulk opens the store with it) and not in a server's writes
 // of a narration at a time: at 100,000 narrations, opening without it takes the server from
-// 41 s to 6 s before it listens, and its own memory from 707 to 363 MB, for the same
+// 41 s to 11 s before it listens, and its own memory from 707 to 368 MB, for the same
 // write times (docs/BENCHMARKS-100k.md).
 func openKV(db hkv.KV, filter bool) (graph.QuadStore, error) {
 	return kv.New(db, graph.Options{kv.OptNoBloom: !filter})
