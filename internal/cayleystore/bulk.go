@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/bits-and-blooms/bloom/v3"
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/google/btree"
 	bolt "go.etcd.io/bbolt"
 )
@@ -504,6 +505,16 @@ func (s *Store) BeginBulk() error {
 	if !ok {
 		return nil
 	}
+	// Cayley's store again, with its filter of the quads it holds (see openKV), before
+	// anything is marked. Nothing else is held by the store it replaces, which is dropped
+	// without closing the file they share.
+	var qs graph.QuadStore
+	if s.join != nil {
+		var err error
+		if qs, err = openKV(s.join, true); err != nil {
+			return fmt.Errorf("bulk mode: %w", err)
+		}
+	}
 	m := newBulkManifest(base)
 	err := base.db.Update(func(btx *bolt.Tx) error {
 		m.listDisk(btx, bulkListMax)
@@ -523,14 +534,7 @@ func (s *Store) BeginBulk() error {
 	if err != nil {
 		return fmt.Errorf("bulk mode: %w", err)
 	}
-	// Cayley's store again, with its filter of the quads it holds (see openKV). Nothing
-	// else is held by the store it replaces, which is dropped without closing the file
-	// they share.
-	if s.join != nil {
-		qs, err := openKV(s.join, true)
-		if err != nil {
-			return fmt.Errorf("bulk mode: %w", err)
-		}
+	if qs != nil {
 		s.qs = qs
 	}
 	s.man = m
