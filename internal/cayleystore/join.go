@@ -40,22 +40,34 @@ func (k *joinKV) Tx(ctx context.Context, rw bool) (hkv.Tx, error) {
 
 // markPendingIn marks labels pending in tx, Cayley's transaction, and returns those already
 // marked (as markPending does).
-func markPendingIn(ctx context.Context, tx hkv.Tx, labels []string) (stale []string, err error) {
-	for _, l := range labels {
-		k := hkv.Key{[]byte(pendingBucket), []byte(l)}
-		switch _, err := tx.Get(ctx, k); {
-		case err == nil:
-			stale = append(stale, l)
-			continue
-		case !errors.Is(err, hkv.ErrNotFound):
-			return nil, fmt.Errorf("manifest: read the mark of %s: %w", l, err)
-		}
-		if err := tx.Put(ctx, k, []byte{}); err != nil {
-			return nil, fmt.Errorf("manifest: mark %s pending: %w", l, err)
-		}
+func markPendingIn(ctx context.Context, tx hkv.Tx, labels []string) ([]string, error) {
+	mt := &hkvMarkTx{ctx: ctx, tx: tx}
+	stale, err := markLabels(mt, labels)
+	if err == nil {
+		err = mt.err
 	}
-	if err := tx.Put(ctx, hkv.Key{[]byte(pendingBucket), []byte(rmPendingKey)}, []byte{}); err != nil {
-		return nil, fmt.Errorf("manifest: mark the read model pending: %w", err)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: mark %d narration(s) pending: %w", len(labels), err)
 	}
 	return stale, nil
+}
+
+// hkvMarkTx is a markTx over a hidalgo transaction. A failed read is kept in err (a
+// manifestTx's get cannot fail) and reads as a missing key.
+type hkvMarkTx struct {
+	ctx context.Context
+	tx  hkv.Tx
+	err error
+}
+
+func (t *hkvMarkTx) get(bucket, key string) []byte {
+	v, err := t.tx.Get(t.ctx, hkv.Key{[]byte(bucket), []byte(key)})
+	if err != nil && !errors.Is(err, hkv.ErrNotFound) && t.err == nil {
+		t.err = err
+	}
+	return v
+}
+
+func (t *hkvMarkTx) put(bucket, key string, v []byte) error {
+	return t.tx.Put(t.ctx, hkv.Key{[]byte(bucket), []byte(key)}, v)
 }

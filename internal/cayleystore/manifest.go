@@ -518,22 +518,35 @@ func (s *Store) markPending(labels []string) (stale []string, err error) {
 		return nil, nil
 	}
 	err = s.man.update(func(tx manifestTx) error {
-		stale = stale[:0]
-		for _, l := range labels {
-			if tx.get(pendingBucket, l) != nil {
-				stale = append(stale, l)
-				continue
-			}
-			if err := tx.put(pendingBucket, l, []byte{}); err != nil {
-				return err
-			}
-		}
-		return tx.put(pendingBucket, rmPendingKey, []byte{})
+		stale, err = markLabels(tx, labels)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("manifest: mark %d narration(s) pending: %w", len(labels), err)
 	}
 	return stale, nil
+}
+
+// markTx is what marking labels pending needs of a transaction: a manifestTx, or Cayley's
+// own (see join.go).
+type markTx interface {
+	get(bucket, key string) []byte
+	put(bucket, key string, v []byte) error
+}
+
+// markLabels marks labels pending in tx, and the read model with them, returning the
+// labels that were marked already.
+func markLabels(tx markTx, labels []string) (stale []string, err error) {
+	for _, l := range labels {
+		if tx.get(pendingBucket, l) != nil {
+			stale = append(stale, l)
+			continue
+		}
+		if err := tx.put(pendingBucket, l, []byte{}); err != nil {
+			return nil, err
+		}
+	}
+	return stale, tx.put(pendingBucket, rmPendingKey, []byte{})
 }
 
 // clearPending unmarks labels whose entries are right (Cayley's commit failed, so nothing
