@@ -282,8 +282,16 @@ func TestTextIndexRebuilt(t *testing.T) {
 		}
 		n, _ := ix.Len()
 		ids, _ := st.EntityIDs(ctx, athar.TypeNarration)
-		if n != len(ids) {
-			t.Errorf("%s: %d texts for %d narrations", what, n, len(ids))
+		ns, err := st.Narrations(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := 0
+		for _, x := range ns {
+			texts += len(graph.TextDoc(x).Texts)
+		}
+		if n != texts {
+			t.Errorf("%s: %d texts for %d narrations with %d texts", what, n, len(ids), texts)
 		}
 	}
 
@@ -301,6 +309,62 @@ func TestTextIndexRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	open("stale", "text index is stale")
+
+	// A new version of a narration it holds: the same narrations, one of them changed.
+	d, err = narration.Parse("dup.yaml", []byte(strings.Replace(dupDoc, "took part in Badr", "took part in Badr and Uhud", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.Import(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	open("a new version", "text index is stale")
+
+	// A corpus record changed, and not the document it sits on (Muslim 4588 on
+	// narration:muslim-1763): the document's text in the index comes from the record.
+	dir := filepath.Join("..", "internal", "hadithapi", "testdata", "corpus")
+	var eds []*hadithapi.Edition
+	for _, f := range []string{"eng-muslim.json", "ara-muslim.json"} {
+		ed, problems, err := hadithapi.ReadFile(filepath.Join(dir, f))
+		if err != nil || len(problems) > 0 {
+			t.Fatalf("%s: %v %v", f, err, problems)
+		}
+		eds = append(eds, ed)
+	}
+	recs, problems := hadithapi.Pair(eds)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	importRecs := func() {
+		t.Helper()
+		for _, r := range im.ImportHadiths(ctx, recs) {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", r.Key, r.Err)
+			}
+		}
+	}
+	importRecs()
+	open("the corpus", "text index is stale")
+	before, err := st.NarrationQuads(ctx, "narration:muslim-1763")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := false
+	for i := range recs {
+		if recs[i].Number == "4588" {
+			recs[i].Texts[0].Text += " (a corrected reading)"
+			changed = true
+		}
+	}
+	if !changed {
+		t.Fatal("no record muslim-4588 in the test corpus")
+	}
+	importRecs()
+	if after, err := st.NarrationQuads(ctx, "narration:muslim-1763"); err != nil || !slices.Equal(before, after) {
+		t.Fatalf("the record's re-import changed the document's own quads (%v)", err)
+	}
+	open("a record's new text", "text index is stale")
+	open("in step again", "text index in step with the store")
 
 	if err := os.RemoveAll(textDir); err != nil {
 		t.Fatal(err)

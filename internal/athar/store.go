@@ -20,6 +20,14 @@ type Store interface {
 	// also takes a reserved graph (QuranGraph) for its quads.
 	NarrationQuads(ctx context.Context, narration ID) ([]Quad, error)
 
+	// NarrationDigests returns, for each label (a narration's id or a reserved graph), a
+	// digest of the quads it labels as the store holds them, "" for a label with none. It
+	// reads no quad: what is derived from a narration's quads keeps the digest it was made
+	// from and, compared later, knows whether it still is without reading them again. On one
+	// store a label's digest changes whenever its quads do and not while they are left
+	// alone; it is of the store's own encoding, not comparable between stores.
+	NarrationDigests(ctx context.Context, labels []ID) ([]string, error)
+
 	// QuadsAbout returns every quad whose subject is one of the ids, sorted by Quad.Key.
 	QuadsAbout(ctx context.Context, subjects []ID) ([]Quad, error)
 

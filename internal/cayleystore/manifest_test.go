@@ -320,3 +320,87 @@ func TestPendingNarrationIsReadByScan(t *testing.T) {
 		t.Errorf("still pending after an Apply of it: %q", pending)
 	}
 }
+
+// TestNarrationDigests: a label's digest changes with its quads and with nothing else --
+// not another narration's write, a reopen, a rebuilt manifest, or an entry left pending --
+// on both backends.
+func TestNarrationDigests(t *testing.T) {
+	ctx := context.Background()
+	digests := func(t *testing.T, st *Store) []string {
+		t.Helper()
+		ds, err := st.NarrationDigests(ctx, fixtureLabels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	for _, backend := range []string{"memory", "bbolt"} {
+		t.Run(backend, func(t *testing.T) {
+			dir := t.TempDir()
+			open := func() *Store {
+				if backend == "memory" {
+					st, err := Open("memory:", nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return st
+				}
+				return openBbolt(t, dir)
+			}
+			st := open()
+			defer func() { st.Close() }()
+			if err := st.Apply(ctx, fixtureBase...); err != nil {
+				t.Fatal(err)
+			}
+			base := digests(t, st)
+			if base[0] == "" || base[1] == "" || base[2] == "" || base[0] == base[1] || base[1] == base[2] {
+				t.Fatalf("digests of three different narrations: %q", base[:3])
+			}
+			if base[3] != "" || base[4] != "" {
+				t.Errorf("digests of labels without quads: %q, want empty", base[3:])
+			}
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			after := digests(t, st)
+			switch {
+			case after[0] == base[0] || after[0] == "":
+				t.Errorf("n1 changed, its digest %q did not (was %q)", after[0], base[0])
+			case after[1] != "":
+				t.Errorf("n2 deleted, its digest is %q", after[1])
+			case after[2] != base[2]:
+				t.Errorf("n3 left alone, its digest changed from %q to %q", base[2], after[2])
+			case after[3] == "":
+				t.Errorf("n4 imported, no digest")
+			}
+			if backend == "memory" {
+				return
+			}
+			// An entry left pending is read by scan, to the same digest.
+			n3 := athar.ID("narration:n3").IRI()
+			if err := st.man.update(func(tx manifestTx) error {
+				if err := tx.put(pendingBucket, n3, []byte{}); err != nil {
+					return err
+				}
+				return tx.put(manifestBucket, n3, []byte{})
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if got := digests(t, st); !reflect.DeepEqual(got, after) {
+				t.Errorf("with n3 pending: %q, want %q", got, after)
+			}
+			// Reopened, and with the manifest rebuilt whole.
+			st.Close()
+			st = open()
+			if got := digests(t, st); !reflect.DeepEqual(got, after) {
+				t.Errorf("reopened: %q, want %q", got, after)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(manifestBucket)) })
+			st = open()
+			if got := digests(t, st); !reflect.DeepEqual(got, after) {
+				t.Errorf("manifest rebuilt: %q, want %q", got, after)
+			}
+		})
+	}
+}

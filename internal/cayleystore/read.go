@@ -2,6 +2,8 @@ package cayleystore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
@@ -56,6 +58,54 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 	}
 	athar.SortQuads(out)
 	return out, nil
+}
+
+// NarrationDigests implements athar.Store: the SHA-256 of each label's manifest entry, its
+// quads' records sorted (manifest.go). A record holds the node ids of its quad's terms, and a
+// node keeps its id -- and its value -- for as long as a quad uses it, so a label's entry is
+// the same bytes exactly while its quads stay the same, whether Apply or a rebuild wrote
+// it. One bbolt read a label, where NarrationQuads also reads every term. Labels whose entry
+// is pending are read by one scan of the store.
+func (s *Store) NarrationDigests(ctx context.Context, labels []athar.ID) ([]string, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	out := make([]string, len(labels))
+	pending := map[string]bool{}
+	err := s.man.view(func(tx manifestTx) error {
+		for i, id := range labels {
+			l := id.IRI()
+			if tx.get(pendingBucket, l) != nil {
+				pending[l] = true
+			} else if e := tx.get(manifestBucket, l); len(e) > 0 {
+				out[i] = entryDigest(e)
+			}
+		}
+		return nil
+	})
+	if err == nil && len(pending) > 0 {
+		recs := map[string][]string{}
+		err = s.scanRecords(ctx, pending, func(l, rec string) error {
+			recs[l] = append(recs[l], rec)
+			return nil
+		})
+		for i, id := range labels {
+			if r := recs[id.IRI()]; len(r) > 0 {
+				sort.Strings(r)
+				out[i] = entryDigest(joinRecords(r))
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("narration digests: %w", err)
+	}
+	return out, nil
+}
+
+func entryDigest(entry []byte) string {
+	h := sha256.Sum256(entry)
+	return hex.EncodeToString(h[:])
 }
 
 // QuadsAbout implements athar.Store.

@@ -103,6 +103,11 @@ func (s *store) NarrationQuads(ctx context.Context, n athar.ID) (q []athar.Quad,
 	return s.st.NarrationQuads(ctx, n)
 }
 
+func (s *store) NarrationDigests(ctx context.Context, labels []athar.ID) (d []string, err error) {
+	defer s.m.track("narration_digests")(&err)
+	return s.st.NarrationDigests(ctx, labels)
+}
+
 func (s *store) QuadsAbout(ctx context.Context, ids []athar.ID) (q []athar.Quad, err error) {
 	defer s.m.track("quads_about")(&err)
 	return s.st.QuadsAbout(ctx, ids)
