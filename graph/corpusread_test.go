@@ -11,7 +11,9 @@ import (
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
+	"github.com/athar-hadith/athar/internal/hadith"
 	"github.com/athar-hadith/athar/internal/hadithapi"
+	"github.com/athar-hadith/athar/internal/ingest"
 )
 
 // newCorpusEnv is newEnv with the repository's corpus fixture (26 hadiths of Muslim, Abu
@@ -24,28 +26,51 @@ func newCorpusEnv(t *testing.T, wrap func(athar.Store) athar.Store) *env {
 		// The tests here count batches: a window no busy scheduler splits (load_test.go).
 		c.LoaderWait = 50 * time.Millisecond
 	}})
-	paths, _ := filepath.Glob("../internal/hadithapi/testdata/corpus/*.json")
-	var eds []*hadithapi.Edition
-	for _, p := range paths {
-		ed, probs, err := hadithapi.ReadFile(p)
-		if err != nil || len(probs) > 0 {
-			t.Fatal(err, probs)
-		}
-		eds = append(eds, ed)
+	recs := fixtureRecords(t)
+	if len(recs) != 26 {
+		t.Fatalf("%d records, want 26", len(recs))
 	}
-	recs, probs := hadithapi.Pair(eds)
-	if len(probs) > 0 || len(recs) != 26 {
-		t.Fatalf("%d records, %v", len(recs), probs)
-	}
-	for _, r := range e.importer.ImportHadiths(context.Background(), recs) {
-		if r.Err != nil {
-			t.Fatalf("%s: %v", r.Key, r.Err)
-		}
-	}
+	importRecords(t, e.importer, recs)
 	if n := e.index.Len(); 10*n < 3000 {
 		t.Fatalf("the store holds %d entities: a scan would fit the limit", n)
 	}
 	return e
+}
+
+// fixtureRecords reads the repository's corpus fixture, paired into records: the editions
+// named (e.g. "eng-muslim.json"), or all of them.
+func fixtureRecords(t *testing.T, files ...string) []hadith.Record {
+	t.Helper()
+	dir := filepath.Join("..", "internal", "hadithapi", "testdata", "corpus")
+	if len(files) == 0 {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, p := range paths {
+			files = append(files, filepath.Base(p))
+		}
+	}
+	var eds []*hadithapi.Edition
+	for _, f := range files {
+		ed, probs, err := hadithapi.ReadFile(filepath.Join(dir, f))
+		if err != nil || len(probs) > 0 {
+			t.Fatalf("%s: %v %v", f, err, probs)
+		}
+		eds = append(eds, ed)
+	}
+	recs, probs := hadithapi.Pair(eds)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	return recs
+}
+
+// importRecords imports recs through im, failing the test on any record refused.
+func importRecords(t *testing.T, im *ingest.Local, recs []hadith.Record) {
+	t.Helper()
+	for _, r := range im.ImportHadiths(context.Background(), recs) {
+		if r.Err != nil {
+			t.Fatalf("%s: %v", r.Key, r.Err)
+		}
+	}
 }
 
 type gradingJSON struct {

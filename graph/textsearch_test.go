@@ -13,7 +13,6 @@ import (
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
-	"github.com/athar-hadith/athar/internal/hadithapi"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
@@ -322,28 +321,8 @@ func TestTextIndexRebuilt(t *testing.T) {
 
 	// A corpus record changed, and not the document it sits on (Muslim 4588 on
 	// narration:muslim-1763): the document's text in the index comes from the record.
-	dir := filepath.Join("..", "internal", "hadithapi", "testdata", "corpus")
-	var eds []*hadithapi.Edition
-	for _, f := range []string{"eng-muslim.json", "ara-muslim.json"} {
-		ed, problems, err := hadithapi.ReadFile(filepath.Join(dir, f))
-		if err != nil || len(problems) > 0 {
-			t.Fatalf("%s: %v %v", f, err, problems)
-		}
-		eds = append(eds, ed)
-	}
-	recs, problems := hadithapi.Pair(eds)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	importRecs := func() {
-		t.Helper()
-		for _, r := range im.ImportHadiths(ctx, recs) {
-			if r.Err != nil {
-				t.Fatalf("%s: %v", r.Key, r.Err)
-			}
-		}
-	}
-	importRecs()
+	recs := fixtureRecords(t, "eng-muslim.json", "ara-muslim.json")
+	importRecords(t, im, recs)
 	open("the corpus", "text index is stale")
 	before, err := st.NarrationQuads(ctx, "narration:muslim-1763")
 	if err != nil {
@@ -359,7 +338,7 @@ func TestTextIndexRebuilt(t *testing.T) {
 	if !changed {
 		t.Fatal("no record muslim-4588 in the test corpus")
 	}
-	importRecs()
+	importRecords(t, im, recs)
 	if after, err := st.NarrationQuads(ctx, "narration:muslim-1763"); err != nil || !slices.Equal(before, after) {
 		t.Fatalf("the record's re-import changed the document's own quads (%v)", err)
 	}
@@ -391,24 +370,7 @@ func TestTextIndexRebuilt(t *testing.T) {
 func TestSearchTextsOfTheCorpus(t *testing.T) {
 	e := newEnv(t, options{token: testToken})
 	ctx := context.Background()
-	dir := filepath.Join("..", "internal", "hadithapi", "testdata", "corpus")
-	var eds []*hadithapi.Edition
-	for _, f := range []string{"eng-muslim.json", "ara-muslim.json", "eng-bukhari.json", "ara-bukhari.json"} {
-		ed, problems, err := hadithapi.ReadFile(filepath.Join(dir, f))
-		if err != nil || len(problems) > 0 {
-			t.Fatalf("%s: %v %v", f, err, problems)
-		}
-		eds = append(eds, ed)
-	}
-	recs, problems := hadithapi.Pair(eds)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	for _, r := range e.importer.ImportHadiths(ctx, recs) {
-		if r.Err != nil {
-			t.Fatalf("%s: %v", r.Key, r.Err)
-		}
-	}
+	importRecords(t, e.importer, fixtureRecords(t, "eng-muslim.json", "ara-muslim.json", "eng-bukhari.json", "ara-bukhari.json"))
 	search := func(vars map[string]any) []string {
 		t.Helper()
 		var got struct {

@@ -289,6 +289,20 @@ func TestNarrationQuadsReadsNoScan(t *testing.T) {
 	}
 }
 
+// leaveStale empties the manifest entry of n and marks it pending, as an update that failed
+// after Cayley's commit leaves it.
+func leaveStale(t *testing.T, st *Store, n athar.ID) {
+	t.Helper()
+	if err := st.man.update(func(tx manifestTx) error {
+		if err := tx.put(pendingBucket, n.IRI(), []byte{}); err != nil {
+			return err
+		}
+		return tx.put(manifestBucket, n.IRI(), []byte{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestPendingNarrationIsReadByScan: while an entry is pending (its update failed after
 // Cayley's commit), NarrationQuads does not trust it; the next Apply of the narration
 // rebuilds it.
@@ -300,15 +314,7 @@ func TestPendingNarrationIsReadByScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A stale entry, marked pending, as a failed manifest update leaves it.
-	n1 := athar.ID("narration:n1").IRI()
-	if err := st.man.update(func(tx manifestTx) error {
-		if err := tx.put(pendingBucket, n1, []byte{}); err != nil {
-			return err
-		}
-		return tx.put(manifestBucket, n1, []byte{})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	leaveStale(t, st, "narration:n1")
 	checkAgainstScan(t, st)
 	if err := st.Apply(ctx, fixtureChange[0]); err != nil {
 		t.Fatal(err)
@@ -377,15 +383,7 @@ func TestNarrationDigests(t *testing.T) {
 				return
 			}
 			// An entry left pending is read by scan, to the same digest.
-			n3 := athar.ID("narration:n3").IRI()
-			if err := st.man.update(func(tx manifestTx) error {
-				if err := tx.put(pendingBucket, n3, []byte{}); err != nil {
-					return err
-				}
-				return tx.put(manifestBucket, n3, []byte{})
-			}); err != nil {
-				t.Fatal(err)
-			}
+			leaveStale(t, st, "narration:n3")
 			if got := digests(t, st); !reflect.DeepEqual(got, after) {
 				t.Errorf("with n3 pending: %q, want %q", got, after)
 			}
