@@ -507,12 +507,36 @@ func (s *Store) labelsTouching(ctx context.Context, v quad.Value) ([]string, err
 	return out, nil
 }
 
-// EntityIDs implements athar.Store.
+// EntityIDs implements athar.Store: the read model's list of the type (readmodel_grading.go),
+// one range of keys; while the read model is stale, from Cayley. The server's name index
+// and the text index's check read every id at start: from Cayley, every rdf:type quad of
+// the type and its subject's value.
 func (s *Store) EntityIDs(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
+	if s.rmStale {
+		return s.entityIDsFromCayley(ctx, t)
+	}
+	page, err := s.typeList(ctx, athar.EntityPageQuery{Type: t, First: -1})
+	if err != nil {
+		return nil, fmt.Errorf("entity ids: %w", err)
+	}
+	return page.IDs, nil
+}
+
+// EntityIDsFromCayley reads EntityIDs' answer from Cayley's quads only: what the read
+// model's lists are checked against.
+func (s *Store) EntityIDsFromCayley(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	return s.entityIDsFromCayley(ctx, t)
+}
+
+func (s *Store) entityIDsFromCayley(ctx context.Context, t athar.EntityType) ([]athar.ID, error) {
 	types := athar.EntityTypes()
 	if t != "" {
 		types = []athar.EntityType{t}

@@ -389,7 +389,7 @@ func typeListApply(tx manifestTx, r entRow) error {
 }
 
 // PageEntities implements athar.Store: one seek into the type's list and one count; while
-// the read model is stale, EntityIDs paged in memory.
+// the read model is stale, the ids from Cayley paged in memory.
 func (s *Store) PageEntities(ctx context.Context, q athar.EntityPageQuery) (athar.EntityPage, error) {
 	if q.Type != "" && !q.Type.Valid() {
 		return athar.EntityPage{}, athar.E("page entities", athar.Invalid, "unknown entity type %q", q.Type)
@@ -397,10 +397,9 @@ func (s *Store) PageEntities(ctx context.Context, q athar.EntityPageQuery) (atha
 	if err := s.rlockFor(ctx); err != nil {
 		return athar.EntityPage{}, err
 	}
-	stale := s.rmStale
-	if stale {
-		s.mu.RUnlock()
-		ids, err := s.EntityIDs(ctx, q.Type)
+	defer s.mu.RUnlock()
+	if s.rmStale {
+		ids, err := s.entityIDsFromCayley(ctx, q.Type)
 		if err != nil {
 			return athar.EntityPage{}, err
 		}
@@ -417,7 +416,16 @@ func (s *Store) PageEntities(ctx context.Context, q athar.EntityPageQuery) (atha
 		page.More = to < len(ids)
 		return page, nil
 	}
-	defer s.mu.RUnlock()
+	page, err := s.typeList(ctx, q)
+	if err != nil {
+		return athar.EntityPage{}, fmt.Errorf("page entities: %w", err)
+	}
+	return page, nil
+}
+
+// typeList reads one page of a type's list (every id when q.First < 0) and its count.
+// Callers hold a lock, and the read model is not stale.
+func (s *Store) typeList(ctx context.Context, q athar.EntityPageQuery) (athar.EntityPage, error) {
 	page := athar.EntityPage{IDs: []athar.ID{}}
 	prefix := "e\x00" + string(q.Type) + "\x00"
 	from := prefix
@@ -427,6 +435,9 @@ func (s *Store) PageEntities(ctx context.Context, q athar.EntityPageQuery) (atha
 	err := s.man.view(func(tx manifestTx) error {
 		n, _ := binary.Uvarint(tx.get(rmTypesBucket, "n\x00"+string(q.Type)))
 		page.Total = int(n)
+		if q.First < 0 {
+			page.IDs = make([]athar.ID, 0, page.Total)
+		}
 		tx.scan(rmTypesBucket, from, func(k string, _ []byte) bool {
 			if !strings.HasPrefix(k, prefix) {
 				return false
@@ -440,10 +451,7 @@ func (s *Store) PageEntities(ctx context.Context, q athar.EntityPageQuery) (atha
 		})
 		return ctx.Err()
 	})
-	if err != nil {
-		return athar.EntityPage{}, fmt.Errorf("page entities: %w", err)
-	}
-	return page, nil
+	return page, err
 }
 
 // PageGradings implements athar.Store: one seek into the list of the grader and grade and
