@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 )
 
@@ -32,6 +33,19 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// ATHAR_TRACE=FILE writes an execution trace of the whole command (go tool trace FILE):
+	// where a load waits rather than computes -- on a lock, a commit's fsync, the collector.
+	if path := os.Getenv("ATHAR_TRACE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "athar: ATHAR_TRACE=%s: %v\n", path, err)
+			os.Exit(2)
+		}
+		defer trace.Stop()
+	}
 	// ATHAR_MEMPROFILE=FILE writes, at the end, the profile of what the command allocated
 	// (go tool pprof -sample_index=alloc_space FILE): what makes a query's garbage.
 	if path := os.Getenv("ATHAR_MEMPROFILE"); path != "" {
@@ -40,6 +54,7 @@ func main() {
 	startProfiler(os.Args, os.Getenv)
 	if err := run(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		pprof.StopCPUProfile()
+		trace.Stop()
 		if path := os.Getenv("ATHAR_MEMPROFILE"); path != "" {
 			writeAllocs(path)
 		}
