@@ -197,7 +197,7 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 	// The subject's claims of the predicate: one range of the store's sorted list (a hub's
 	// other claims, and those it is the object of, are not read), then the page's claims
 	// with their first attestations.
-	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: n, SkipNarrations: true, AsSubject: true})
+	page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: n, SkipNarrations: true, AsSubject: true, SkipTotal: true})
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (r *personResolver) chainNarrations(ctx context.Context, obj *model.Person,
 		// the first n are a page of the store's list, not the whole of it (Abu
 		// Hurayrah narrates over 4,000).
 		var ids []athar.ID
-		q := athar.ClaimPageQuery{Entity: obj.EntityID(), Predicate: predicate, First: n, SkipNarrations: true, AsSubject: true}
+		q := athar.ClaimPageQuery{Entity: obj.EntityID(), Predicate: predicate, First: n, SkipNarrations: true, AsSubject: true, SkipTotal: true}
 		for len(ids) < n {
 			page, err := r.store.PageClaims(ctx, q)
 			if err != nil {

@@ -698,32 +698,39 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 		page.Total = int(n)
 		if within != "" {
 			// No count is kept for one side of a list: the range is counted, without
-			// its narrations.
+			// its narrations, unless the caller needs no total.
 			page.Total = 0
-			err := rmList(ctx, tx, bucket, owner, within, "", false, nil, func(athar.ClaimRef, []string) bool {
-				page.Total++
-				return true
-			})
-			if err != nil {
-				return err
+			if !q.SkipTotal {
+				err := rmList(ctx, tx, bucket, owner, within, "", false, nil, func(athar.ClaimRef, []string) bool {
+					page.Total++
+					return true
+				})
+				if err != nil {
+					return err
+				}
 			}
 		}
-		return rmList(ctx, tx, bucket, owner, within, q.After, !q.SkipNarrations, keep, func(r athar.ClaimRef, labels []string) bool {
-			if q.First >= 0 && len(page.Refs) == q.First {
-				page.More = true
-				return false
-			}
-			if !q.SkipNarrations {
-				r = withNarrations(r, labels)
-			}
-			page.Refs = append(page.Refs, r)
-			return true
-		})
+		return rmList(ctx, tx, bucket, owner, within, q.After, !q.SkipNarrations, keep, pageInto(&page, q))
 	})
 	if err != nil {
 		return athar.ClaimPage{}, fmt.Errorf("page claims: %w", err)
 	}
 	return page, nil
+}
+
+// pageInto is rmList's fn filling page with q's page of claims.
+func pageInto(page *athar.ClaimPage, q athar.ClaimPageQuery) func(athar.ClaimRef, []string) bool {
+	return func(r athar.ClaimRef, labels []string) bool {
+		if q.First >= 0 && len(page.Refs) == q.First {
+			page.More = true
+			return false
+		}
+		if !q.SkipNarrations {
+			r = withNarrations(r, labels)
+		}
+		page.Refs = append(page.Refs, r)
+		return true
+	}
 }
 
 // pageClaimsByScan is PageClaims from Cayley's indexes. Callers hold the read lock.

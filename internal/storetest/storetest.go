@@ -1261,6 +1261,10 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 			if paged := pageAll(t, st, q, len(mine)); !reflect.DeepEqual(paged, mine) {
 				t.Fatalf("step %d: PageClaims(%+v) =\n%+v\nthe quads give\n%+v", step, q, paged, mine)
 			}
+			q.SkipTotal = true
+			if paged := pageAll(t, st, q, -1); !reflect.DeepEqual(paged, mine) {
+				t.Fatalf("step %d: PageClaims(%+v) =\n%+v\nthe quads give\n%+v", step, q, paged, mine)
+			}
 		}
 		we := edges[id]
 		sort.Slice(we, func(i, j int) bool {
@@ -1704,7 +1708,8 @@ func testClaimHeads(t *testing.T, st athar.Store) {
 	checkClaimHeads(t, st, "hub", ids)
 }
 
-// pageAll reads every page of q, two claims a page, checking each page's total.
+// pageAll reads every page of q, two claims at a time, checking that each page gives the
+// total (unless it is negative).
 func pageAll(t *testing.T, st athar.Store, q athar.ClaimPageQuery, total int) []athar.ClaimRef {
 	t.Helper()
 	var out []athar.ClaimRef
@@ -1714,7 +1719,7 @@ func pageAll(t *testing.T, st athar.Store, q athar.ClaimPageQuery, total int) []
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Total != total {
+		if total >= 0 && p.Total != total {
 			t.Fatalf("PageClaims(%+v): total %d, want %d", q, p.Total, total)
 		}
 		out = append(out, p.Refs...)
