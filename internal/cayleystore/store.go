@@ -46,9 +46,9 @@ type Store struct {
 	// rmStale is set when the read model may disagree with Cayley (an update after Cayley's
 	// commit failed): reads then use Cayley's indexes until Open rebuilds it (readmodel.go).
 	rmStale bool
-	// mentions memoises Mentions per entity until the next Apply: a hub's mentions are
-	// every quad touching it (the Prophet's, some 200 ms over the corpus), and they change
-	// only when the store does.
+	// mentions memoises Mentions per entity, kept in step by Apply (mentionCache.apply): a
+	// hub's mentions are every quad touching it (the Prophet's, some 200 ms over the
+	// corpus), and they change only when the store does.
 	mentions mentionCache
 
 	fullScans atomic.Int64 // reads of every quad in the store (see FullScans)
@@ -214,7 +214,6 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	if s.closed {
 		return errClosed
 	}
-	s.mentions.reset()
 	change := newManifestChange(tx.Deltas)
 	stale, joined, err := s.markOutside(change.labels)
 	if err != nil {
@@ -243,6 +242,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	if err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
+	s.mentions.apply(change)
 	if beside != nil && !rowsWritten {
 		s.rmStale = true // the rows failed (and are undone): the read model is rebuilt at Open
 	}

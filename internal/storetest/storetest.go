@@ -1166,11 +1166,58 @@ func RandomWrites(t *testing.T, st athar.Store, steps int, check func(step int))
 	}
 }
 
+// checkMentions compares what Mentions gives -- memoised by the store and kept in step by
+// its writes, warmed by the check of the step before -- with the narrations labelling
+// quads that touch each entity, for every entity the random writes name.
+func checkMentions(t *testing.T, st athar.Store, step int) {
+	t.Helper()
+	ctx := context.Background()
+	want := map[athar.ID][]athar.ID{}
+	var ids []athar.ID
+	for i := range 6 {
+		for _, f := range []string{"person:p%d", "concept:c%d", "event:e%d", "narration:r%d"} {
+			ids = append(ids, athar.ID(fmt.Sprintf(f, i)))
+		}
+	}
+	if err := st.Quads(ctx, func(q athar.Quad) error {
+		n, ok := athar.ParseIRI(q.Label)
+		if !ok || n.Prefix() != athar.TypeNarration.Prefix() {
+			return nil
+		}
+		for _, v := range []string{q.Subject, q.Object.IRI} {
+			if id, ok := athar.ParseIRI(v); ok && !slices.Contains(want[id], n) {
+				want[id] = append(want[id], n)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for id, ns := range want {
+		if _, typed := athar.TypeOfPrefix(id.Prefix()); !typed {
+			delete(want, id)
+			continue
+		}
+		slices.Sort(ns)
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	got, err := st.Mentions(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("step %d: Mentions = %v, the quads give %v", step, got, want)
+	}
+}
+
 // checkReadModel compares the claim lists and edges the store gives with those computed
-// from its quads.
+// from its quads, and the mentions.
 func checkReadModel(t *testing.T, st athar.Store, step int) {
 	t.Helper()
 	ctx := context.Background()
+	checkMentions(t, st, step)
 	type group struct {
 		ref    athar.ClaimRef
 		labels []string
