@@ -631,7 +631,8 @@ func TestNarrationRoutes(t *testing.T) {
 }
 
 // TestTimelineFollowsWrites: the timeline's order is kept between writes, and a write that
-// adds an event, or removes it, shows in the next request.
+// adds an event, or removes it, or orders two events already there, shows in the next
+// request.
 func TestTimelineFollowsWrites(t *testing.T) {
 	e := newEnv(t, options{token: testToken})
 	ctx := context.Background()
@@ -675,5 +676,45 @@ claims:
 	}
 	if got := ids(); !reflect.DeepEqual(got, before) {
 		t.Errorf("after the deletion: %v, want %v", got, before)
+	}
+
+	// A claim of precedes alone, between events already defined, moves one of them.
+	importDoc := func(src string) {
+		t.Helper()
+		d, err := narration.Parse("doc.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.importer.Import(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	importDoc(`narration:
+  id: narration:test-ditch
+  title: A ditch
+  references: [{collection: Test, number: "3"}]
+  language: en
+  text: There was a ditch.
+entities:
+  - {id: event:aaa-ditch, type: Event, name: A ditch}
+claims:
+  - {subject: event:aaa-ditch, predicate: concerns, object: person:abu-bakr, evidence: "There was a ditch"}
+`)
+	unordered := ids()
+	importDoc(`narration:
+  id: narration:test-ditch-after
+  title: The ditch after Uhud
+  references: [{collection: Test, number: "4"}]
+  language: en
+  text: After Uhud they dug the ditch.
+claims:
+  - {subject: event:uhud, predicate: precedes, object: event:aaa-ditch, evidence: "After Uhud they dug the ditch"}
+`)
+	ordered := ids()
+	if slices.Index(unordered, "event:aaa-ditch") > slices.Index(unordered, "event:uhud") {
+		t.Fatalf("the ditch placed after Uhud before any claim orders them: %v", unordered)
+	}
+	if slices.Index(ordered, "event:aaa-ditch") < slices.Index(ordered, "event:uhud") {
+		t.Errorf("after the claim that Uhud precedes the ditch: %v", ordered)
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // TestTimelineCacheComputesOncePerWrite: requests that find the order missing wait for one
-// computation instead of each starting their own; a write makes the next request compute it
-// again; a failed computation is not kept; a request whose context ends stops waiting while
+// computation instead of each starting their own; a write the order reads (a claim of the
+// timeline's predicates, an event's type) makes the next request compute it again, and
+// another keeps it; a failed computation is not kept; a request whose context ends stops waiting while
 // the computation goes on for the others.
 func TestTimelineCacheComputesOncePerWrite(t *testing.T) {
 	c := NewTimelineCache()
@@ -25,6 +26,9 @@ func TestTimelineCacheComputesOncePerWrite(t *testing.T) {
 		return []athar.ID{athar.ID("event:" + string(rune('a'+n-1)))}, nil
 	}
 	ctx := context.Background()
+	// A write the orders read: a claim of precedes.
+	write := athar.Changeset{Narration: "narration:n", Add: []athar.Quad{{Subject: athar.ID("event:x").IRI(), Predicate: athar.VocabBase + "precedes",
+		Object: athar.IRITerm(athar.ID("event:y").IRI()), Label: athar.ID("narration:n").IRI()}}}
 
 	// A waiter whose deadline passes gives up; the computation it started goes on.
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
@@ -60,21 +64,34 @@ func TestTimelineCacheComputesOncePerWrite(t *testing.T) {
 		t.Fatalf("another key: %v, %d computations", g, calls.Load())
 	}
 
-	c.Invalidate(ctx, athar.Changeset{})
+	// A write the orders do not read keeps them; one they read (a claim of the timeline's
+	// predicates, an event's type) does not.
+	name := athar.Quad{Subject: athar.ID("event:x").IRI(), Predicate: athar.RDFSLabel, Object: athar.StringTerm("X"), Label: athar.ID("narration:n").IRI()}
+	c.Invalidate(ctx, athar.Changeset{Narration: "narration:n", Add: []athar.Quad{name}})
+	if g, _ := get(ctx, c, "timeline", compute); calls.Load() != 2 || g[0] != "event:a" {
+		t.Fatalf("after a write of a name: %v, %d computations; want the kept order", g, calls.Load())
+	}
+	typed := name
+	typed.Predicate, typed.Object = athar.RDFType, athar.IRITerm(athar.TypeEvent.IRI())
+	c.Invalidate(ctx, athar.Changeset{Narration: "narration:n", Remove: []athar.Quad{typed}})
 	if g, _ := get(ctx, c, "timeline", compute); calls.Load() != 3 || g[0] != "event:c" {
-		t.Fatalf("after a write: %v, %d computations; want a new order", g, calls.Load())
+		t.Fatalf("after an event's removal: %v, %d computations; want a new order", g, calls.Load())
+	}
+	c.Invalidate(ctx, write)
+	if g, _ := get(ctx, c, "timeline", compute); calls.Load() != 4 || g[0] != "event:d" {
+		t.Fatalf("after a claim of precedes: %v, %d computations; want a new order", g, calls.Load())
 	}
 
 	failing := func(context.Context) ([]athar.ID, error) { calls.Add(1); return nil, errors.New("disk gone") }
-	c.Invalidate(ctx, athar.Changeset{})
+	c.Invalidate(ctx, write)
 	if _, err := get(ctx, c, "timeline", failing); err == nil || err.Error() != "disk gone" {
 		t.Fatalf("a failed computation: %v", err)
 	}
-	if g, err := get(ctx, c, "timeline", compute); err != nil || calls.Load() != 5 || g[0] != "event:e" {
+	if g, err := get(ctx, c, "timeline", compute); err != nil || calls.Load() != 6 || g[0] != "event:f" {
 		t.Fatalf("after a failed computation: %v, %v, %d computations; want it computed again", g, err, calls.Load())
 	}
 	panicking := func(context.Context) ([]athar.ID, error) { panic("bad order") }
-	c.Invalidate(ctx, athar.Changeset{})
+	c.Invalidate(ctx, write)
 	if _, err := get(ctx, c, "timeline", panicking); err == nil {
 		t.Fatal("a computation that panics: no error")
 	}
