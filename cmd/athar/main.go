@@ -22,28 +22,12 @@ func main() {
 	defer stop()
 	// ATHAR_CPUPROFILE=FILE writes a CPU profile of the whole command (go tool pprof FILE),
 	// for finding where a load or a query spends its time.
-	if path := os.Getenv("ATHAR_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "athar: ATHAR_CPUPROFILE=%s: %v\n", path, err)
-			os.Exit(2)
-		}
+	if record("ATHAR_CPUPROFILE", pprof.StartCPUProfile) {
 		defer pprof.StopCPUProfile()
 	}
 	// ATHAR_TRACE=FILE writes an execution trace of the whole command (go tool trace FILE):
 	// where a load waits rather than computes -- on a lock, a commit's fsync, the collector.
-	if path := os.Getenv("ATHAR_TRACE"); path != "" {
-		f, err := os.Create(path)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "athar: ATHAR_TRACE=%s: %v\n", path, err)
-			os.Exit(2)
-		}
+	if record("ATHAR_TRACE", trace.Start) {
 		defer trace.Stop()
 	}
 	// ATHAR_MEMPROFILE=FILE writes, at the end, the profile of what the command allocated
@@ -64,6 +48,24 @@ func main() {
 		}
 		os.Exit(exitCode(err))
 	}
+}
+
+// record starts start writing into the file the environment variable env names, and
+// reports whether it did; when the file cannot be made or written, the command stops there.
+func record(env string, start func(io.Writer) error) bool {
+	path := os.Getenv(env)
+	if path == "" {
+		return false
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = start(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "athar: %s=%s: %v\n", env, path, err)
+		os.Exit(2)
+	}
+	return true
 }
 
 func writeAllocs(path string) {
