@@ -41,7 +41,7 @@ func (k *joinKV) Tx(ctx context.Context, rw bool) (hkv.Tx, error) {
 // markPendingIn marks labels pending in tx, Cayley's transaction, and returns those already
 // marked (as markPending does).
 func markPendingIn(ctx context.Context, tx hkv.Tx, labels []string) ([]string, error) {
-	mt := &hkvMarkTx{ctx: ctx, tx: tx}
+	mt := &hkvTx{ctx: ctx, tx: tx}
 	stale, err := markLabels(mt, labels)
 	if err == nil {
 		err = mt.err
@@ -52,22 +52,65 @@ func markPendingIn(ctx context.Context, tx hkv.Tx, labels []string) ([]string, e
 	return stale, nil
 }
 
-// hkvMarkTx is a markTx over a hidalgo transaction. A failed read is kept in err (a
-// manifestTx's get cannot fail) and reads as a missing key.
-type hkvMarkTx struct {
+// hkvTx is a manifestTx over a hidalgo transaction -- Cayley's, joined -- for the writes
+// Apply puts in it: gets, puts and deletes of single keys. A failed read is kept in err (a
+// manifestTx's get cannot fail) and reads as a missing key; so is a call of what it does
+// not offer (the listings and resets of whole buckets, which only rebuilds use, in
+// transactions of their own), so that the transaction fails rather than go on from a
+// wrong answer.
+type hkvTx struct {
 	ctx context.Context
 	tx  hkv.Tx
 	err error
 }
 
-func (t *hkvMarkTx) get(bucket, key string) []byte {
-	v, err := t.tx.Get(t.ctx, hkv.Key{[]byte(bucket), []byte(key)})
-	if err != nil && !errors.Is(err, hkv.ErrNotFound) && t.err == nil {
+var _ manifestTx = (*hkvTx)(nil)
+
+// errJoinedTx is the error of a call hkvTx does not offer.
+var errJoinedTx = errors.New("not offered in Cayley's transaction")
+
+func (t *hkvTx) fail(err error) {
+	if t.err == nil {
 		t.err = err
+	}
+}
+
+func (t *hkvTx) get(bucket, key string) []byte {
+	v, err := t.tx.Get(t.ctx, hkv.Key{[]byte(bucket), []byte(key)})
+	if err != nil && !errors.Is(err, hkv.ErrNotFound) {
+		t.fail(err)
 	}
 	return v
 }
 
-func (t *hkvMarkTx) put(bucket, key string, v []byte) error {
+func (t *hkvTx) put(bucket, key string, v []byte) error {
 	return t.tx.Put(t.ctx, hkv.Key{[]byte(bucket), []byte(key)}, v)
+}
+
+func (t *hkvTx) del(bucket, key string) error {
+	return t.tx.Del(t.ctx, hkv.Key{[]byte(bucket), []byte(key)})
+}
+
+func (t *hkvTx) keys(bucket string) []string {
+	t.fail(fmt.Errorf("keys of %s: %w", bucket, errJoinedTx))
+	return nil
+}
+
+func (t *hkvTx) exists(bucket string) bool {
+	t.fail(fmt.Errorf("exists %s: %w", bucket, errJoinedTx))
+	return false
+}
+
+func (t *hkvTx) scan(bucket, from string, fn func(k string, v []byte) bool) {
+	t.fail(fmt.Errorf("scan of %s: %w", bucket, errJoinedTx))
+}
+
+func (t *hkvTx) reset() error {
+	t.fail(fmt.Errorf("reset: %w", errJoinedTx))
+	return t.err
+}
+
+func (t *hkvTx) resetBuckets(names ...string) error {
+	t.fail(fmt.Errorf("reset of %v: %w", names, errJoinedTx))
+	return t.err
 }

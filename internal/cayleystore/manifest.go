@@ -582,34 +582,40 @@ func (s *Store) commitManifest(c *manifestChange, skip map[string]bool, rm func(
 				return err
 			}
 		}
-		for _, l := range c.labels {
-			if skip[l] {
-				continue
-			}
-			old, err := splitRecords(tx.get(manifestBucket, l))
-			if err != nil {
-				return fmt.Errorf("%s: %w", l, err)
-			}
-			set := make(map[string]bool, len(old)+len(c.addRecs[l]))
-			for _, r := range old {
-				set[r] = true
-			}
-			// Cayley's KV backend applies a transaction's additions before its removals.
-			for _, r := range c.addRecs[l] {
-				set[r] = true
-			}
-			for _, r := range c.removeRecs[l] {
-				delete(set, r)
-			}
-			if err := putEntry(tx, l, set); err != nil {
-				return err
-			}
-			if err := tx.del(pendingBucket, l); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeEntries(tx, c, skip)
 	})
+}
+
+// writeEntries writes the entries of the labels c touched, but those in skip, from their
+// old entries and c's records, and clears their marks.
+func writeEntries(tx manifestTx, c *manifestChange, skip map[string]bool) error {
+	for _, l := range c.labels {
+		if skip[l] {
+			continue
+		}
+		old, err := splitRecords(tx.get(manifestBucket, l))
+		if err != nil {
+			return fmt.Errorf("%s: %w", l, err)
+		}
+		set := make(map[string]bool, len(old)+len(c.addRecs[l]))
+		for _, r := range old {
+			set[r] = true
+		}
+		// Cayley's KV backend applies a transaction's additions before its removals.
+		for _, r := range c.addRecs[l] {
+			set[r] = true
+		}
+		for _, r := range c.removeRecs[l] {
+			delete(set, r)
+		}
+		if err := putEntry(tx, l, set); err != nil {
+			return err
+		}
+		if err := tx.del(pendingBucket, l); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func putEntry(tx manifestTx, label string, set map[string]bool) error {

@@ -50,6 +50,10 @@ type Store struct {
 	// hub's mentions are every quad touching it (the Prophet's, some 200 ms over the
 	// corpus), and they change only when the store does.
 	mentions mentionCache
+	// hide, while Apply reads what a removal leaves (see applyRemoval), holds the quads it
+	// removes -- their node ids: subject, predicate, object, label -- which quadsWith and
+	// withPredicate then skip. Set and read under the write lock.
+	hide map[[4]uint64]bool
 
 	fullScans atomic.Int64 // reads of every quad in the store (see FullScans)
 }
@@ -215,6 +219,9 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		return errClosed
 	}
 	change := newManifestChange(tx.Deltas)
+	if done, err := s.applyRemoval(ctx, tx.Deltas, change); done {
+		return err
+	}
 	stale, joined, err := s.markOutside(change.labels)
 	if err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
@@ -532,7 +539,7 @@ func (s *Store) quadsWith(ctx context.Context, d quad.Direction, v quad.Value) (
 		return nil, nil
 	}
 	if kqs, ok := s.qs.(*kv.QuadStore); ok {
-		return s.kvQuads(ctx, kqs, kqs.QuadIterator(d, ref), nil)
+		return s.kvQuads(ctx, kqs, kqs.QuadIterator(d, ref), s.unhidden())
 	}
 	var out []quad.Quad
 	err = each(ctx, s.qs.QuadIterator(d, ref), func(r graph.Ref) error {
@@ -578,7 +585,7 @@ func (s *Store) withPredicate(ctx context.Context, d quad.Direction, v quad.Valu
 		ind = kv.QuadIndex{Dirs: []quad.Direction{quad.Object, quad.Predicate, quad.Subject}}
 	}
 	scan := kv.IndexScan{Index: ind, Values: []uint64{vi, pi}}
-	return s.kvQuads(ctx, kqs, scan.BuildIterator(kqs), nil)
+	return s.kvQuads(ctx, kqs, scan.BuildIterator(kqs), s.unhidden())
 }
 
 // out returns the quads whose subject is the IRI.
