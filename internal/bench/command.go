@@ -29,7 +29,7 @@ const usage = `Usage: athar bench [flags] [--corpus-import FILE...]
 Measure Athar against raw Cayley on the same generated corpus and the same bbolt backend:
 'athar load' against raw Cayley loading the store's N-Quads export (streamed, parsing
 included) with ApplyDeltas in transactions as large as Athar's (ingest.TxQuads, 40,000
-quads); GraphQL query
+quads), each a process of its own timed from start to exit; GraphQL query
 latency over HTTP (p50, p99) against the raw Cayley lookups that fetch the same facts;
 the server's peak memory and the store's size on disk. The results replace the measured
 section of the --out file (between its bench markers), so the prose around it stays.
@@ -54,10 +54,13 @@ replace the section between the backends markers of --out.
 // Command is athar bench: it parses args (the flags after "bench"), runs the benchmark
 // with binary (the athar executable, a build with the bench tag) and writes the tables to
 // stdout or into the --out file. Started with CrashChildEnv set, it is the loader that
-// --backends kills instead. A bad command line is a UsageError; --help is flag.ErrHelp.
+// --backends kills instead; with RawLoadChildEnv, raw Cayley's timed loader. A bad command line is a UsageError; --help is flag.ErrHelp.
 func Command(ctx context.Context, args []string, getenv func(string) string, binary string, stdout, stderr io.Writer) error {
 	if spec := getenv(CrashChildEnv); spec != "" {
 		return CrashChild(ctx, spec, stdout)
+	}
+	if spec := getenv(RawLoadChildEnv); spec != "" {
+		return RawLoadChild(spec, stdout)
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)

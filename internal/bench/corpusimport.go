@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/athar-hadith/athar/internal/cayleystore"
 	"github.com/athar-hadith/athar/internal/ingest"
 )
 
@@ -72,23 +71,7 @@ func RunCorpusImport(ctx context.Context, cfg CorpusImportConfig) (CorpusImportR
 	}
 	res.ExportBytes = size
 
-	raw, err := cayleystore.OpenRaw(filepath.Join(base, "raw"))
-	if err != nil {
-		return res, err
-	}
-	in, err := os.Open(nq)
-	if err != nil {
-		raw.Close()
-		return res, err
-	}
-	start, cpu := time.Now(), selfCPU()
-	res.Quads, err = raw.LoadNQuads(in, ingest.TxQuads)
-	res.Raw, res.RawCPU = time.Since(start), selfCPU()-cpu
-	in.Close()
-	if cerr := raw.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if res.Quads, res.Raw, res.RawCPU, err = rawLoad(ctx, cfg.Binary, filepath.Join(base, "raw"), nq); err != nil {
 		return res, err
 	}
 	res.RawDisk = dirSize(filepath.Join(base, "raw"))
