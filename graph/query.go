@@ -142,6 +142,13 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		// Every claim of a predicate: a page of the store's sorted list.
 		return r.claimRefPage(ctx, athar.ClaimPageQuery{Predicate: f.Predicate}, first, after)
 	}
+	if f == (athar.ClaimFilter{Subject: f.Subject, Predicate: f.Predicate}) && f.Subject != "" && f.Predicate != "" {
+		// What one entity does by one predicate ('Umar's advice, al-Zuhri's 3,600
+		// transmissions): a range of the subject's sorted list, in the same order and with
+		// the same cursors as the filter below, which reads every matching claim whole
+		// before paging them (3.5 s for al-Zuhri over the corpus).
+		return r.claimRefPage(ctx, athar.ClaimPageQuery{Entity: f.Subject, Predicate: f.Predicate, AsSubject: true}, first, after)
+	}
 	claims, err := r.store.FindClaims(ctx, f)
 	if err != nil {
 		return nil, err
