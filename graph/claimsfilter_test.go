@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -19,11 +20,13 @@ func (s findCounter) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*at
 	return s.Store.FindClaims(ctx, f)
 }
 
-// TestClaimsBySubjectAndPredicate: claims(subject, predicate) pages the subject's sorted
-// list instead of reading every matching claim, and gives exactly what the filter gives --
-// the same claims, order, cursors, totals and attestations, page by page -- for every
-// predicate of the seeds' main people and events.
-func TestClaimsBySubjectAndPredicate(t *testing.T) {
+// TestClaimsBySubjectOrObject: claims(subject, object, predicate) -- any of subject and
+// object, with or without a predicate -- pages the sorted list of claims about the subject
+// or object instead of reading every matching claim, and gives exactly what the filter
+// gives: the same claims, order, cursors, totals and attestations, page by page. Checked
+// for every predicate of the seeds' main people and events on either side, and every pair
+// of a subject and its objects.
+func TestClaimsBySubjectOrObject(t *testing.T) {
 	var finds int
 	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store { return findCounter{st, &finds} }})
 	type page struct {
@@ -37,6 +40,8 @@ func TestClaimsBySubjectAndPredicate(t *testing.T) {
 				Cursor string
 				Node   struct {
 					ID           string
+					Subject      struct{ ID string }
+					Predicate    string
 					Object       *struct{ ID string }
 					Value        *string
 					Attestations []struct {
@@ -48,72 +53,98 @@ func TestClaimsBySubjectAndPredicate(t *testing.T) {
 		}
 	}
 	// minAttestations: 1 keeps every claim (each has a narration) and takes the filter.
-	const q = `query($s: ID!, $p: String!, $after: String, $min: Int) {
-		claims(subject: $s, predicate: $p, first: 2, after: $after, minAttestations: $min) {
+	const q = `query($s: ID, $o: ID, $p: String, $after: String, $min: Int) {
+		claims(subject: $s, object: $o, predicate: $p, first: 2, after: $after, minAttestations: $min) {
 			totalCount pageInfo { hasNextPage endCursor }
-			edges { cursor node { id object { id } value attestations { narration { id } evidence } } } } }`
-	walk := func(s, p string, min any) (pages []page) {
+			edges { cursor node { id subject { id } predicate object { id } value attestations { narration { id } evidence } } } } }`
+	walk := func(vars map[string]any) (pages []page) {
 		t.Helper()
-		var after any
 		for {
 			var pg page
-			e.query(t, q, map[string]any{"s": s, "p": p, "after": after, "min": min}, &pg)
+			e.query(t, q, vars, &pg)
 			pages = append(pages, pg)
 			if !pg.Claims.PageInfo.HasNextPage {
 				return pages
 			}
 			if len(pages) > 100 {
-				t.Fatalf("%s %s: no end after 100 pages", s, p)
+				t.Fatalf("%v: no end after 100 pages", vars)
 			}
-			after = *pg.Claims.PageInfo.EndCursor
+			vars["after"] = *pg.Claims.PageInfo.EndCursor
 		}
 	}
-	pairs, longest := 0, 0
-	for _, s := range []string{"person:muhammad", "person:umar-ibn-al-khattab", "person:abu-bakr", "event:badr", "group:companions-at-badr",
-		// Both sides of precedes: the claims with them as object must stay out.
-		"event:consultation-on-prisoners", "event:acceptance-of-ransom", "event:defeat-of-mushrikeen-at-badr"} {
-		var all struct {
-			Claims struct {
-				TotalCount int
-				Nodes      []struct{ Predicate string }
+	filters, longest := 0, 0
+	compare := func(s, o, p string) {
+		t.Helper()
+		vars := map[string]any{}
+		for k, v := range map[string]string{"s": s, "o": o, "p": p} {
+			if v != "" {
+				vars[k] = v
 			}
 		}
-		e.query(t, `query($s: ID!) { claims(subject: $s, first: 100) { totalCount nodes { predicate } } }`, map[string]any{"s": s}, &all)
-		if all.Claims.TotalCount != len(all.Claims.Nodes) {
-			t.Fatalf("%s: %d claims, more than a page", s, all.Claims.TotalCount)
+		name := fmt.Sprintf("subject %q object %q predicate %q", s, o, p)
+		before := finds
+		fast := walk(vars)
+		if finds != before {
+			t.Errorf("%s: FindClaims called %d times", name, finds-before)
 		}
-		seen := map[string]int{}
-		for _, n := range all.Claims.Nodes {
-			seen[n.Predicate]++
+		delete(vars, "after")
+		vars["min"] = 1
+		slow := walk(vars)
+		if finds == before {
+			t.Fatalf("%s: minAttestations did not take the filter: the test compares nothing", name)
 		}
-		for p, n := range seen {
-			before := finds
-			fast := walk(s, p, nil)
-			if finds != before {
-				t.Errorf("%s %s: FindClaims called %d times", s, p, finds-before)
-			}
-			slow := walk(s, p, 1)
-			if finds == before {
-				t.Fatalf("%s %s: minAttestations did not take the filter: the test compares nothing", s, p)
-			}
-			if !reflect.DeepEqual(fast, slow) {
-				t.Errorf("%s %s:\nlist   %+v\nfilter %+v", s, p, fast, slow)
-			}
-			got := 0
-			for _, pg := range fast {
-				got += len(pg.Claims.Edges)
-				if pg.Claims.TotalCount != n {
-					t.Errorf("%s %s: totalCount %d, want %d", s, p, pg.Claims.TotalCount, n)
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s:\nlist   %+v\nfilter %+v", name, fast, slow)
+		}
+		n := 0
+		for _, pg := range slow {
+			n += len(pg.Claims.Edges)
+		}
+		filters, longest = filters+1, max(longest, n)
+	}
+	for _, x := range []string{"person:muhammad", "person:umar-ibn-al-khattab", "person:abu-bakr", "event:badr", "group:companions-at-badr",
+		// Both sides of precedes: the claims with them as object must stay out of their
+		// claims as subject, and the other way round.
+		"event:consultation-on-prisoners", "event:acceptance-of-ransom", "event:defeat-of-mushrikeen-at-badr", "concept:ransom"} {
+		compare(x, "", "")
+		compare("", x, "")
+		for _, side := range []string{"subject", "object"} {
+			var all struct {
+				Claims struct {
+					TotalCount int
+					Nodes      []struct {
+						Predicate string
+						Object    *struct{ ID string }
+					}
 				}
 			}
-			if got != n {
-				t.Errorf("%s %s: %d claims over %d pages, want %d", s, p, got, len(fast), n)
+			e.query(t, fmt.Sprintf(`query($x: ID!) { claims(%s: $x, first: 100, minAttestations: 1) { totalCount nodes { predicate object { id } } } }`, side), map[string]any{"x": x}, &all)
+			if all.Claims.TotalCount != len(all.Claims.Nodes) {
+				t.Fatalf("%s %s: %d claims, more than a page", side, x, all.Claims.TotalCount)
 			}
-			pairs, longest = pairs+1, max(longest, n)
+			preds, objects := map[string]bool{}, map[string]bool{}
+			for _, n := range all.Claims.Nodes {
+				preds[n.Predicate] = true
+				if n.Object != nil && side == "subject" {
+					objects[n.Object.ID] = true
+				}
+			}
+			for p := range preds {
+				if side == "subject" {
+					compare(x, "", p)
+				} else {
+					compare("", x, p)
+				}
+			}
+			for o := range objects {
+				compare(x, o, "")
+			}
 		}
 	}
-	if pairs < 10 || longest < 3 {
-		t.Fatalf("%d pairs, the longest %d claims: the seeds no longer exercise paging", pairs, longest)
+	compare("person:no-such-person", "", "")
+	compare("", "person:no-such-person", "advises")
+	if filters < 50 || longest < 5 {
+		t.Fatalf("%d filters, the longest %d claims: the seeds no longer exercise paging", filters, longest)
 	}
-	t.Logf("%d subject-predicate pairs, the longest %d claims", pairs, longest)
+	t.Logf("%d filters, the longest %d claims", filters, longest)
 }

@@ -149,6 +149,9 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		// before paging them (3.5 s for al-Zuhri over the corpus).
 		return r.claimRefPage(ctx, athar.ClaimPageQuery{Entity: f.Subject, Predicate: f.Predicate, AsSubject: true}, first, after)
 	}
+	if f == (athar.ClaimFilter{Subject: f.Subject, Object: f.Object, Predicate: f.Predicate}) && (f.Subject != "" || f.Object != "") {
+		return r.entityClaimPage(ctx, f, first, after)
+	}
 	claims, err := r.store.FindClaims(ctx, f)
 	if err != nil {
 		return nil, err
@@ -175,6 +178,42 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		kept = k
 	}
 	return claimConnection(kept, first, after)
+}
+
+// entityClaimPage answers a filter of a subject or an object or both (and perhaps a
+// predicate) from the sorted list of claims about one of them: the list's references,
+// kept when they match, paged by sort key like the filter's claims, and only the page's
+// claims loaded. The filter (FindClaims) reads every matching claim whole first: the
+// claims with the Prophet as object of transmits took 2 s over the corpus, for none.
+func (r *queryResolver) entityClaimPage(ctx context.Context, f athar.ClaimFilter, first *int, after *string) (*model.ClaimConnection, error) {
+	owner := f.Subject
+	if owner == "" {
+		owner = f.Object
+	}
+	all, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: owner, Predicate: f.Predicate, First: -1, SkipNarrations: true})
+	if err != nil {
+		return nil, err
+	}
+	refs := all.Refs[:0]
+	for _, ref := range all.Refs {
+		if (f.Subject == "" || ref.Subject == f.Subject) && (f.Object == "" || ref.Object == f.Object) && (f.Predicate == "" || ref.Predicate == f.Predicate) {
+			refs = append(refs, ref)
+		}
+	}
+	key := func(i int) string { return refs[i].SortKey() }
+	w, err := paginate(len(refs), key, first, after)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]athar.ID, 0, w.to-w.from)
+	for _, ref := range refs[w.from:w.to] {
+		ids = append(ids, ref.ID)
+	}
+	claims, err := r.loadClaims(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return claimPage(w, key, claims), nil
 }
 
 func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, error) {

@@ -158,12 +158,17 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// slowStore's FindClaims waits for the request's deadline.
+// slowStore's claim lists (FindClaims, PageClaims) wait for the request's deadline.
 type slowStore struct{ athar.Store }
 
 func (s slowStore) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
+}
+
+func (s slowStore) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error) {
+	<-ctx.Done()
+	return athar.ClaimPage{}, ctx.Err()
 }
 
 // brokenStore fails every entity read with an error that must not reach clients.
