@@ -86,6 +86,10 @@ type bulkManifest struct {
 	onDisk    *bloom.BloomFilter
 	onDiskCap uint
 	onDiskN   uint
+	// spare is the last undo log given back (recycle), emptied, for run to fill again: a
+	// load's Apply logs some hundred thousand writes, and growing a new log each time was
+	// 2.5% of a 2,000-narration load's CPU.
+	spare []bulkUndo
 }
 
 // bulkListMax is how many keys BeginBulk lists into onDisk at most (a second or so).
@@ -162,15 +166,25 @@ func (m *bulkManifest) update(fn func(manifestTx) error) error {
 	if err != nil {
 		m.rollback(undo)
 	}
+	m.recycle(undo)
 	return err
 }
 
 // run is update that keeps what fn wrote even if it fails, and returns the log that
 // rollback undoes it with -- as long as nothing else has written to the buffer since.
+// The caller gives the log back (recycle) once done with it.
 func (m *bulkManifest) run(fn func(manifestTx) error) ([]bulkUndo, error) {
-	var undo []bulkUndo
+	undo := m.spare[:0]
+	m.spare = nil
 	err := m.base.db.View(func(tx *bolt.Tx) error { return fn(bulkTx{base: newBoltTx(tx), m: m, undo: &undo}) })
 	return undo, err
+}
+
+// recycle keeps undo, emptied, for the next run; what it held (the buffer's old items) is
+// let go.
+func (m *bulkManifest) recycle(undo []bulkUndo) {
+	clear(undo)
+	m.spare = undo[:0]
 }
 
 // rollback undoes the writes of run's log, newest first.
@@ -637,6 +651,7 @@ var testBeside func(*besideRows)
 // failed, it undoes them. It reports whether they are written.
 func (b *besideRows) wait(committed bool) bool {
 	<-b.done
+	defer b.m.recycle(b.undo)
 	if b.err != nil || !committed {
 		b.m.rollback(b.undo)
 		return false
