@@ -158,9 +158,10 @@ type ClaimPageQuery struct {
 	// narration stating the claim, thousands for a hub's claims, which a caller that only
 	// pages or orders the claims does not need.
 	SkipNarrations bool
-	// AsSubject, with Entity and Predicate, keeps only the claims with Entity as their
-	// subject: one range of the entity's list, found by a seek, where the claims with it
-	// as object lie scattered among the rest (a hub is the object of tens of thousands).
+	// AsSubject, with Entity (and Predicate or not), keeps only the claims with Entity as
+	// their subject: one range of the entity's list, found by a seek, where the claims
+	// with it as object lie scattered among the rest (a hub is the object of tens of
+	// thousands).
 	AsSubject bool
 	// SkipTotal leaves Total unset (0) where the store would count the matching claims one
 	// by one -- with AsSubject, whose side of the list keeps no count (Abu Hurayrah narrates

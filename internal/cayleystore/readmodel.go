@@ -672,9 +672,9 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	}
 	defer s.mu.RUnlock()
 	var keep func(*athar.ClaimRef) bool
-	if q.Entity != "" && q.Predicate != "" {
+	if q.Entity != "" && (q.Predicate != "" || q.AsSubject) {
 		keep = func(r *athar.ClaimRef) bool {
-			return r.Predicate == q.Predicate && (!q.AsSubject || r.Subject == q.Entity)
+			return (q.Predicate == "" || r.Predicate == q.Predicate) && (!q.AsSubject || r.Subject == q.Entity)
 		}
 	}
 	if s.rmStale {
@@ -688,9 +688,12 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 		}
 	}
 	within := ""
-	if q.AsSubject && q.Entity != "" && q.Predicate != "" {
-		// The claims with the entity as subject lead with it and the predicate.
-		within, keep = string(q.Entity)+"\x00"+q.Predicate+"\x00", nil
+	if q.AsSubject && q.Entity != "" {
+		// The claims with the entity as subject lead with it, then the predicate.
+		within, keep = string(q.Entity)+"\x00", nil
+		if q.Predicate != "" {
+			within += q.Predicate + "\x00"
+		}
 	}
 	page := athar.ClaimPage{Refs: []athar.ClaimRef{}}
 	err := s.man.view(func(tx manifestTx) error {
