@@ -10,6 +10,8 @@ import (
 	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
 	hkv "github.com/hidal-go/hidalgo/kv"
+
+	"github.com/athar-hadith/athar/internal/athar"
 )
 
 // A change that only removes quads -- a narration deleted, or re-imported with less than
@@ -68,12 +70,7 @@ func (s *Store) applyRemoval(ctx context.Context, deltas []graph.Delta, c *manif
 	if err != nil {
 		return fail(fmt.Errorf("read model: %w", err))
 	}
-	if s.hide, err = s.hidden(ctx, kqs, c); err != nil {
-		s.hide = nil
-		return fail(fmt.Errorf("read model: %w", err))
-	}
-	routes, err := s.routesChange(ctx, c)
-	s.hide = nil
+	routes, err := s.routesAfterRemoval(ctx, kqs, c)
 	if err != nil {
 		return fail(fmt.Errorf("read model: %w", err))
 	}
@@ -113,6 +110,19 @@ func (s *Store) applyRemoval(ctx context.Context, deltas []graph.Delta, c *manif
 	}
 	s.mentions.apply(c)
 	return true, nil
+}
+
+// routesAfterRemoval reads the routes rows of the narrations c touches as Cayley will hold
+// them once c commits: with the quads c removes hidden, and never hidden after it returns,
+// whatever happens in between.
+func (s *Store) routesAfterRemoval(ctx context.Context, kqs *kv.QuadStore, c *manifestChange) (map[athar.ID][]byte, error) {
+	hide, err := s.hidden(ctx, kqs, c)
+	if err != nil {
+		return nil, err
+	}
+	s.hide = hide
+	defer func() { s.hide = nil }()
+	return s.routesChange(ctx, c)
 }
 
 // hidden returns the node ids of the quads c removes, as Store.hide holds them; a quad
