@@ -29,28 +29,19 @@ func (s findCounter) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*at
 func TestClaimsBySubjectOrObject(t *testing.T) {
 	var finds int
 	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store { return findCounter{st, &finds} }})
-	type page struct {
-		Claims struct {
-			TotalCount int
-			PageInfo   struct {
-				HasNextPage bool
-				EndCursor   *string
-			}
-			Edges []struct {
-				Cursor string
-				Node   struct {
-					ID           string
-					Subject      struct{ ID string }
-					Predicate    string
-					Object       *struct{ ID string }
-					Value        *string
-					Attestations []struct {
-						Narration struct{ ID string }
-						Evidence  *string
-					}
-				}
-			}
+	type claim struct {
+		ID           string
+		Subject      struct{ ID string }
+		Predicate    string
+		Object       *struct{ ID string }
+		Value        *string
+		Attestations []struct {
+			Narration struct{ ID string }
+			Evidence  *string
 		}
+	}
+	type page struct {
+		Claims connectionJSON[claim]
 	}
 	// minAttestations: 1 keeps every claim (each has a narration) and takes the filter.
 	const q = `query($s: ID, $o: ID, $p: String, $after: String, $min: Int) {

@@ -75,17 +75,7 @@ func TestContractFields(t *testing.T) {
 		ID, Type, Name string
 		Aliases        []string
 		Narrations     []struct{ ID, Text, Title string }
-		Claims         struct {
-			TotalCount int
-			PageInfo   struct {
-				HasNextPage bool
-				EndCursor   *string
-			}
-			Edges []struct {
-				Cursor string
-				Node   claim
-			}
-		}
+		Claims         connectionJSON[claim]
 	}
 	for alias, want := range map[string]string{
 		"person": "Person", "group": "Group", "event": "Event", "place": "Place",
@@ -415,17 +405,7 @@ func TestRelationFields(t *testing.T) {
 // TestPagination walks connections page by page with opaque cursors.
 func TestPagination(t *testing.T) {
 	e := newEnv(t, options{})
-	type page struct {
-		TotalCount int
-		PageInfo   struct {
-			HasNextPage bool
-			EndCursor   *string
-		}
-		Edges []struct {
-			Cursor string
-			Node   json.RawMessage
-		}
-	}
+	type page = connectionJSON[json.RawMessage]
 	tests := []struct {
 		name  string
 		query string // takes $after and returns one connection under "c"

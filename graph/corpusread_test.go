@@ -132,17 +132,7 @@ func TestGradingsPagedOnTheCorpus(t *testing.T) {
 	var after *string
 	for pages := 0; ; pages++ {
 		var page struct {
-			GradingConnection struct {
-				TotalCount int
-				PageInfo   struct {
-					HasNextPage bool
-					EndCursor   *string
-				}
-				Edges []struct {
-					Cursor string
-					Node   gradingJSON
-				}
-			}
+			GradingConnection connectionJSON[gradingJSON]
 		}
 		e.query(t, `query($after: String) { gradingConnection(grader: "person:al-albani", grade: SAHIH, first: 2, after: $after) {
 			totalCount pageInfo { hasNextPage endCursor } edges { cursor node { `+fields+` } } } }`, map[string]any{"after": after}, &page)

@@ -110,6 +110,19 @@ func loadSeeds(t *testing.T, im *ingest.Local) {
 	}
 }
 
+// connectionJSON is a GraphQL connection as the tests decode it, nodes of type N.
+type connectionJSON[N any] struct {
+	TotalCount int
+	PageInfo   struct {
+		HasNextPage bool
+		EndCursor   *string
+	}
+	Edges []struct {
+		Cursor string
+		Node   N
+	}
+}
+
 // response is a GraphQL response.
 type response struct {
 	Data   json.RawMessage `json:"data"`

@@ -41,29 +41,22 @@ const searchQ = `query($q: String!, $first: Int, $after: String, $language: Stri
       references { collection number edition }
       snippet { text start end highlights { start end } } } } } }`
 
-type textHitsJSON struct {
-	SearchTexts struct {
-		TotalCount int
-		PageInfo   struct {
-			HasNextPage bool
-			EndCursor   *string
-		}
-		Edges []struct {
-			Cursor string
-			Node   struct {
-				Narration struct{ ID, Text string }
-				Position  int
-				Language  string
-				Title     string
-				Score     float64
-				Snippet   struct {
-					Text       string
-					Start, End int
-					Highlights []struct{ Start, End int }
-				}
-			}
-		}
+// textHitJSON is a TextHit as the tests decode it.
+type textHitJSON struct {
+	Narration struct{ ID, Text string }
+	Position  int
+	Language  string
+	Title     string
+	Score     float64
+	Snippet   struct {
+		Text       string
+		Start, End int
+		Highlights []struct{ Start, End int }
 	}
+}
+
+type textHitsJSON struct {
+	SearchTexts connectionJSON[textHitJSON]
 }
 
 func (h textHitsJSON) ids() []string {
