@@ -98,6 +98,31 @@ func TestCorpusChainsWithSeeds(t *testing.T) {
 	if passages == 0 {
 		t.Errorf("no attestation of al-Zuhri's transmits claims gives a passage")
 	}
+	// Read together (one record's text is read once for all the claims it attests, in each
+	// edition), every chain and narrator claim gives the passages it gives alone.
+	var ids []athar.ID
+	for _, p := range []string{"transmits", "narrates"} {
+		all, err := st.FindClaims(ctx, athar.ClaimFilter{Predicate: p})
+		if err != nil || len(all) < 3 {
+			t.Fatalf("%s: %d claims, %v", p, len(all), err)
+		}
+		for _, c := range all {
+			ids = append(ids, c.ID)
+		}
+	}
+	together, err := st.Claims(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		alone, err := st.Claims(ctx, []athar.ID{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(together[i], alone[0]) {
+			t.Errorf("%s read with %d others:\n%+v\nalone:\n%+v", id, len(ids)-1, together[i], alone[0])
+		}
+	}
 }
 
 // A person created from a chain (a name no known person has) can be merged into another
