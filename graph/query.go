@@ -149,7 +149,7 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		// before paging them (1.3 s for al-Zuhri over the corpus).
 		return r.claimRefPage(ctx, athar.ClaimPageQuery{Entity: f.Subject, Predicate: f.Predicate, AsSubject: true}, first, after)
 	}
-	if f == (athar.ClaimFilter{Subject: f.Subject, Object: f.Object, Predicate: f.Predicate}) && (f.Subject != "" || f.Object != "") {
+	if f == (athar.ClaimFilter{Subject: f.Subject, Object: f.Object, Predicate: f.Predicate}) && f.Object != "" {
 		return r.entityClaimPage(ctx, f, first, after)
 	}
 	claims, err := r.store.FindClaims(ctx, f)
@@ -180,23 +180,24 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 	return claimConnection(kept, first, after)
 }
 
-// entityClaimPage answers a filter of a subject or an object or both (and perhaps a
-// predicate) from the sorted list of claims about one of them: the list's references,
-// kept when they match, paged by sort key like the filter's claims, and only the page's
-// claims loaded. The filter (FindClaims) reads every matching claim whole first: the
-// claims with the Prophet as object of transmits took 2 s over the corpus, for none.
+// entityClaimPage answers a filter of an object, with a subject or a predicate or not,
+// from a sorted list: the subject's claims (one range of its list) when a subject is
+// given, else every claim about the object; the references kept when their object is the
+// one asked for, paged by sort key like the filter's claims, and only the page's claims
+// loaded. The filter (FindClaims) reads every matching claim whole first: the claims with
+// the Prophet as object of transmits took 2 s over the corpus, for none.
 func (r *queryResolver) entityClaimPage(ctx context.Context, f athar.ClaimFilter, first *int, after *string) (*model.ClaimConnection, error) {
-	owner := f.Subject
-	if owner == "" {
-		owner = f.Object
+	q := athar.ClaimPageQuery{Entity: f.Object, Predicate: f.Predicate, First: -1, SkipNarrations: true, SkipTotal: true}
+	if f.Subject != "" {
+		q.Entity, q.AsSubject = f.Subject, true
 	}
-	all, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: owner, Predicate: f.Predicate, First: -1, SkipNarrations: true})
+	all, err := r.store.PageClaims(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	refs := all.Refs[:0]
 	for _, ref := range all.Refs {
-		if (f.Subject == "" || ref.Subject == f.Subject) && (f.Object == "" || ref.Object == f.Object) && (f.Predicate == "" || ref.Predicate == f.Predicate) {
+		if ref.Object == f.Object {
 			refs = append(refs, ref)
 		}
 	}

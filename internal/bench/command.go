@@ -54,7 +54,8 @@ replace the section between the backends markers of --out.
 // Command is athar bench: it parses args (the flags after "bench"), runs the benchmark
 // with binary (the athar executable, a build with the bench tag) and writes the tables to
 // stdout or into the --out file. Started with CrashChildEnv set, it is the loader that
-// --backends kills instead; with RawLoadChildEnv, raw Cayley's timed loader. A bad command line is a UsageError; --help is flag.ErrHelp.
+// --backends kills instead; with RawLoadChildEnv, raw Cayley's timed loader. A bad command
+// line is a UsageError; --help is flag.ErrHelp.
 func Command(ctx context.Context, args []string, getenv func(string) string, binary string, stdout, stderr io.Writer) error {
 	if spec := getenv(CrashChildEnv); spec != "" {
 		return CrashChild(ctx, spec, stdout)
