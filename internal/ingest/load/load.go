@@ -178,6 +178,11 @@ func Run(ctx context.Context, w ingest.Writer, srcs []Source, opts Options) Stat
 		text[r.doc] = texts[i].Data
 	}
 	ordered := narration.Order(docs)
+	total := len(docs)
+	// Each batch's documents are let go once imported (below): parsed, a document holds
+	// about ten times its text in small objects, which the collector would otherwise mark
+	// on every cycle of the load (5.3 GiB of them at 100,000 generated narrations).
+	docs = nil
 	// notLoaded counts a file the load did not get to; it is listed with Verbose only.
 	notLoaded := func(name string, err error) {
 		st.NotLoaded++
@@ -218,16 +223,20 @@ func Run(ctx context.Context, w ingest.Writer, srcs []Source, opts Options) Stat
 				st.Unchanged++
 			}
 		}
+		for i, d := range ordered[:n] {
+			delete(text, d)
+			ordered[i] = nil
+		}
 		ordered = ordered[n:]
 		if opts.Progress != nil && len(ordered) > 0 {
-			opts.Progress(len(docs)-len(ordered), len(docs))
+			opts.Progress(total-len(ordered), total)
 		}
 		if opts.Verbose {
-			fmt.Fprintf(report, "committed %d of %d documents\n", len(docs)-len(ordered), len(docs))
+			fmt.Fprintf(report, "committed %d of %d documents\n", total-len(ordered), total)
 		}
 	}
-	if opts.Progress != nil && len(docs) > 0 {
-		opts.Progress(len(docs), len(docs))
+	if opts.Progress != nil && total > 0 {
+		opts.Progress(total, total)
 	}
 	for _, s := range nq {
 		if err := athar.Stopped(ctx, "load"); err != nil {
