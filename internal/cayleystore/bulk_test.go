@@ -73,7 +73,7 @@ func TestBulkArena(t *testing.T) {
 		t.Fatalf("after the spill: %d flush(es) (before: %d), arena %d bytes; want the buffer written out and the arena dropped", m.flushes, flushes, m.arena.used)
 	}
 	if got := get("hub"); !bytes.Equal(got, value(199)) {
-		t.Fatalf("the rewritten row reads back from disk as %q..., want its last value", got[len(got)-6:])
+		t.Fatalf("the rewritten row reads back from disk as %d bytes ending %q, want its last value (ending %q)", len(got), got[max(0, len(got)-6):], "000199")
 	}
 	if got := get("a-key"); string(got) != "one" {
 		t.Fatalf("after the spill, a-key reads %q, want %q", got, "one")
