@@ -38,6 +38,7 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/kv"
 	"github.com/cayleygraph/cayley/graph/proto"
+	"github.com/cayleygraph/cayley/graph/refs"
 	"github.com/cayleygraph/quad"
 	"github.com/cayleygraph/quad/pquads"
 	bolt "go.etcd.io/bbolt"
@@ -326,8 +327,10 @@ func valueRecord(q quad.Quad) (string, error) {
 
 // recordsOf returns the records of quads as the store holds them now, and whether each
 // quad's terms all exist (on the KV backends: a quad with a term the store lacks is not
-// stored). Callers hold the write lock.
-func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad) ([]string, []bool, error) {
+// stored). The terms' ids are taken from known where it has them -- what Cayley's last
+// commit read and wrote, which the store holds now -- and otherwise looked up. Callers
+// hold the write lock.
+func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad, known termIDs) ([]string, []bool, error) {
 	recs := make([]string, len(qs))
 	found := make([]bool, len(qs))
 	kqs, ok := s.qs.(*kv.QuadStore)
@@ -351,15 +354,29 @@ func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad) ([]string, []bool
 			}
 		}
 	}
-	refs, err := kqs.RefsOf(ctx, vals)
-	if err != nil {
-		return nil, nil, fmt.Errorf("look up %d terms: %w", len(vals), err)
+	ids := make([]uint64, len(vals))
+	var miss []quad.Value
+	var missAt []int
+	for i, v := range vals {
+		if id := known[refs.HashOf(v)]; id != 0 {
+			ids[i] = id
+			s.nodes.Add(id, v)
+			continue
+		}
+		miss = append(miss, v)
+		missAt = append(missAt, i)
 	}
-	ids := make([]uint64, len(refs))
-	for i, r := range refs {
-		if id, ok := r.(kv.Int64Value); ok && id > 0 {
-			ids[i] = uint64(id)
-			s.nodes.Add(ids[i], vals[i])
+	if len(miss) > 0 {
+		s.termLookups.Add(int64(len(miss)))
+		found, err := kqs.RefsOf(ctx, miss)
+		if err != nil {
+			return nil, nil, fmt.Errorf("look up %d terms: %w", len(miss), err)
+		}
+		for j, r := range found {
+			if id, ok := r.(kv.Int64Value); ok && id > 0 {
+				ids[missAt[j]] = uint64(id)
+				s.nodes.Add(uint64(id), miss[j])
+			}
 		}
 	}
 	for i, q := range qs {
@@ -487,13 +504,14 @@ func newManifestChange(deltas []graph.Delta) *manifestChange {
 	return c
 }
 
-// records looks up the records of the quads of one side of the change (see addRecs).
-func (s *Store) records(ctx context.Context, c *manifestChange, side map[string][]quad.Quad) (map[string][]string, error) {
+// records looks up the records of the quads of one side of the change (see addRecs), with
+// the terms' ids in known (see recordsOf).
+func (s *Store) records(ctx context.Context, c *manifestChange, side map[string][]quad.Quad, known termIDs) (map[string][]string, error) {
 	var all []quad.Quad
 	for _, l := range c.labels {
 		all = append(all, side[l]...)
 	}
-	recs, found, err := s.recordsOf(ctx, all)
+	recs, found, err := s.recordsOf(ctx, all, known)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,16 @@ package cayleystore
 
 import (
 	"context"
+	"encoding/binary"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
 
 	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/refs"
+	hkv "github.com/hidal-go/hidalgo/kv"
+	hbolt "github.com/hidal-go/hidalgo/kv/bbolt"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -400,5 +404,78 @@ func TestNarrationDigests(t *testing.T) {
 				t.Errorf("manifest rebuilt: %q, want %q", got, after)
 			}
 		})
+	}
+}
+
+// TestRecordsTakeIDsFromCommit: the records of the quads an Apply adds use the ids Cayley's
+// own transaction gave their terms, rather than looking them up after the commit, and those
+// are the ids the store holds: read by a store opened afresh (no ids cached), every entry
+// decodes to the quads a scan finds.
+func TestRecordsTakeIDsFromCommit(t *testing.T) {
+	dir := t.TempDir()
+	st := openBbolt(t, dir)
+	ctx := context.Background()
+	if err := st.Apply(ctx, fixtureBase...); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.termLookups.Load(); n != 0 {
+		t.Errorf("the first Apply looked up %d terms after its commit, want none (the commit made them)", n)
+	}
+	if err := st.Apply(ctx, fixtureChange...); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openBbolt(t, dir)
+	defer st.Close()
+	checkAgainstScan(t, st)
+}
+
+// TestIDTxRecordsLastWrite: what idTx notes of a value key is the transaction's last word
+// on it -- read, written, or deleted -- and keys of other buckets are not noted.
+func TestIDTxRecordsLastWrite(t *testing.T) {
+	bdb, err := bolt.Open(filepath.Join(t.TempDir(), "x.bolt"), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := hbolt.New(bdb)
+	defer db.Close()
+	ctx := context.Background()
+	var h1, h2 refs.ValueHash
+	h1[0], h1[1], h1[19] = 1, 2, 3
+	h2[0], h2[1], h2[19] = 1, 2, 4
+	key := func(b byte, h refs.ValueHash) hkv.Key { return hkv.Key{{b, h[0], h[1]}, h[:]} }
+	ids := termIDs{}
+	tx, err := db.Tx(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	it := &idTx{Tx: tx, ids: ids}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(it.Put(ctx, key('v', h1), binary.AppendUvarint(nil, 7)))
+	must(it.Put(ctx, key('n', h2), binary.AppendUvarint(nil, 9))) // a count, not an id
+	if _, err := it.GetBatch(ctx, []hkv.Key{key('v', h1), key('v', h2)}); err != nil {
+		t.Fatal(err)
+	}
+	if want := (termIDs{h1: 7, h2: 0}); !reflect.DeepEqual(ids, want) {
+		t.Fatalf("after put and batch read: %v, want %v", ids, want)
+	}
+	must(it.Put(ctx, key('v', h2), binary.AppendUvarint(nil, 8)))
+	must(it.Del(ctx, key('v', h1)))
+	if want := (termIDs{h1: 0, h2: 8}); !reflect.DeepEqual(ids, want) {
+		t.Fatalf("after put and delete: %v, want %v", ids, want)
+	}
+	if _, err := it.Get(ctx, key('v', h2)); err != nil {
+		t.Fatal(err)
+	}
+	if ids[h2] != 8 {
+		t.Fatalf("after a read: %v", ids)
 	}
 }

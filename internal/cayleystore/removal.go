@@ -63,7 +63,7 @@ func (s *Store) applyRemoval(ctx context.Context, deltas []graph.Delta, c *manif
 	fail := func(err error) (bool, error) {
 		return true, fmt.Errorf("apply %d changes: %w", len(deltas), err)
 	}
-	if c.removeRecs, err = s.records(ctx, c, c.remove); err != nil {
+	if c.removeRecs, err = s.records(ctx, c, c.remove, nil); err != nil {
 		return fail(fmt.Errorf("manifest: %w", err))
 	}
 	_, del, err := s.rmChange(ctx, c)

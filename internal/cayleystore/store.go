@@ -54,8 +54,12 @@ type Store struct {
 	// removes -- their node ids: subject, predicate, object, label -- which quadsWith and
 	// withPredicate then skip. Set and read under the write lock.
 	hide map[[4]uint64]bool
+	// ids holds, after a commit of Cayley's on bbolt, the ids of the terms its transaction
+	// read and wrote (see termIDs). Set and read under the write lock.
+	ids termIDs
 
-	fullScans atomic.Int64 // reads of every quad in the store (see FullScans)
+	fullScans   atomic.Int64 // reads of every quad in the store (see FullScans)
+	termLookups atomic.Int64 // terms whose ids the manifest's records looked up (recordsOf)
 }
 
 var _ athar.Store = (*Store)(nil)
@@ -227,7 +231,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
 	// The records of the quads removed, while their terms still exist.
-	if change.removeRecs, err = s.records(ctx, change, change.remove); err != nil {
+	if change.removeRecs, err = s.records(ctx, change, change.remove, nil); err != nil {
 		if !joined {
 			s.clearPending(without(change.labels, stale))
 		}
@@ -262,7 +266,9 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	// leaves the labels pending, which NarrationQuads answers by scanning and the next Apply
 	// of them or Open rebuilds.
 	wctx := context.WithoutCancel(ctx)
-	if change.addRecs, err = s.records(wctx, change, change.add); err != nil {
+	change.addRecs, err = s.records(wctx, change, change.add, s.ids)
+	clear(s.ids)
+	if err != nil {
 		s.rmStale = true
 		return nil
 	}
@@ -334,10 +340,20 @@ func (s *Store) markOutside(labels []string) (stale []string, joined bool, err e
 // are the marks.
 func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool, stale []string) ([]string, error) {
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
+	if s.join != nil {
+		// The ids of the terms Cayley resolves and creates, for the manifest's records.
+		if s.ids == nil {
+			s.ids = termIDs{}
+		}
+		clear(s.ids)
+		s.join.ids = s.ids
+		defer func() { s.join.ids = nil }()
+	}
 	if !joined {
 		if err := s.qs.ApplyDeltas(deltas, opts); err != nil {
 			// Nothing changed, so the entries are still right -- except those already stale.
 			s.clearPending(without(labels, stale))
+			clear(s.ids)
 			return nil, err
 		}
 		return stale, nil
@@ -353,6 +369,7 @@ func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool,
 	err := s.qs.ApplyDeltas(deltas, opts)
 	s.join.first = nil
 	if err != nil {
+		clear(s.ids)
 		return nil, err
 	}
 	if !marked {
