@@ -82,3 +82,55 @@ func TestBulkArena(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBulkBudgetGrows: the buffer's budget doubles at each flush, to four times bulkBudget,
+// and a spill waits for the budget of the moment.
+func TestBulkBudgetGrows(t *testing.T) {
+	st, err := Open("bbolt:"+t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.BeginBulk(); err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int) { bulkBudget = b }(bulkBudget)
+	bulkBudget = 64 << 10
+	m := st.man.(*bulkManifest)
+	row := 0
+	// fill writes rows of about 1 KB until the buffer holds kb of them.
+	fill := func(kb int) {
+		t.Helper()
+		for m.bytes < kb<<10 {
+			row++
+			if err := m.update(func(tx manifestTx) error {
+				return tx.put("athar.test.bulk", fmt.Sprintf("row-%06d", row), bytes.Repeat([]byte{'v'}, 1000))
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	spill := func() int {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		before := m.flushes
+		st.bulkSpill()
+		return m.flushes - before
+	}
+	for i, tc := range []struct{ under, over int }{{60, 66}, {120, 130}, {250, 260}, {250, 260}} {
+		fill(tc.under)
+		if n := spill(); n != 0 {
+			t.Fatalf("flush %d: %d KB buffered, budget %d KB: spilled", i+1, m.bytes>>10, m.budget()>>10)
+		}
+		fill(tc.over)
+		if n := spill(); n != 1 {
+			t.Fatalf("flush %d: %d KB buffered, over the budget of %d KB: %d flushes, want 1", i+1, tc.over, tc.under, n)
+		}
+	}
+	if got, want := m.budget(), 4*bulkBudget; got != want {
+		t.Fatalf("after %d flushes the budget is %d, want %d", m.flushes, got, want)
+	}
+	if err := st.EndBulk(); err != nil {
+		t.Fatal(err)
+	}
+}
