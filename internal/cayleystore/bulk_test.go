@@ -6,19 +6,26 @@ import (
 	"testing"
 )
 
+// openBulk opens a new bbolt store in bulk mode, closed when the test ends.
+func openBulk(t *testing.T) *Store {
+	t.Helper()
+	st, err := Open("bbolt:"+t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.BeginBulk(); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // TestBulkArena: the bulk buffer keeps its own copies of keys and values (in its arena), an
 // empty value stays distinct from an absent one, and a row rewritten over and over -- a
 // hub's count -- fills the arena though the buffer's live rows stay small, which writes
 // the buffer out like any other excess: the arena's memory is bounded by the budget too.
 func TestBulkArena(t *testing.T) {
-	st, err := Open("bbolt:"+t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.BeginBulk(); err != nil {
-		t.Fatal(err)
-	}
+	st := openBulk(t)
 	m := st.man.(*bulkManifest)
 	const bucket = "athar.test.bulk"
 	get := func(key string) []byte {
@@ -86,14 +93,7 @@ func TestBulkArena(t *testing.T) {
 // TestBulkBudgetGrows: the buffer's budget doubles at each flush, to four times bulkBudget,
 // and a spill waits for the budget of the moment.
 func TestBulkBudgetGrows(t *testing.T) {
-	st, err := Open("bbolt:"+t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.BeginBulk(); err != nil {
-		t.Fatal(err)
-	}
+	st := openBulk(t)
 	defer func(b int) { bulkBudget = b }(bulkBudget)
 	bulkBudget = 64 << 10
 	m := st.man.(*bulkManifest)
