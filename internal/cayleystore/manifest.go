@@ -358,10 +358,12 @@ func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad, known termIDs) ([
 	var miss []quad.Value
 	var missAt []int
 	for i, v := range vals {
-		if id := known[refs.HashOf(v)]; id != 0 {
-			ids[i] = id
-			s.nodes.Add(id, v)
-			continue
+		if known != nil {
+			if id := known[refs.HashOf(v)]; id != 0 {
+				ids[i] = id
+				s.nodes.Add(id, v)
+				continue
+			}
 		}
 		miss = append(miss, v)
 		missAt = append(missAt, i)

@@ -266,9 +266,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	// leaves the labels pending, which NarrationQuads answers by scanning and the next Apply
 	// of them or Open rebuilds.
 	wctx := context.WithoutCancel(ctx)
-	change.addRecs, err = s.records(wctx, change, change.add, s.ids)
-	clear(s.ids)
-	if err != nil {
+	if change.addRecs, err = s.records(wctx, change, change.add, s.ids); err != nil {
 		s.rmStale = true
 		return nil
 	}
@@ -341,7 +339,8 @@ func (s *Store) markOutside(labels []string) (stale []string, joined bool, err e
 func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool, stale []string) ([]string, error) {
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
 	if s.join != nil {
-		// The ids of the terms Cayley resolves and creates, for the manifest's records.
+		// The ids of the terms Cayley resolves and creates, for the manifest's records
+		// (read right after a successful commit; emptied here before each one).
 		if s.ids == nil {
 			s.ids = termIDs{}
 		}
@@ -353,7 +352,6 @@ func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool,
 		if err := s.qs.ApplyDeltas(deltas, opts); err != nil {
 			// Nothing changed, so the entries are still right -- except those already stale.
 			s.clearPending(without(labels, stale))
-			clear(s.ids)
 			return nil, err
 		}
 		return stale, nil
@@ -369,7 +367,6 @@ func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool,
 	err := s.qs.ApplyDeltas(deltas, opts)
 	s.join.first = nil
 	if err != nil {
-		clear(s.ids)
 		return nil, err
 	}
 	if !marked {
