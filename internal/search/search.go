@@ -72,30 +72,39 @@ type Hit struct {
 // NewIndex. All methods are safe for concurrent use.
 type Index struct {
 	mu      sync.RWMutex
-	slots   map[string]int32 // live document ID -> index into docs
+	strs    strs             // every string below (strs.go)
+	slots   map[string]int32 // live document ID (in strs) -> index into docs
 	docs    []doc            // in insertion order; dead ones await compaction
 	names   []name           // grouped by document, in the order of docs
 	filters []filter         // filters[i] is the filter of names[i]
+	given   []str            // the names as given, grouped by document
+	skels   []skel           // the names' Skeletons, grouped by document, for Forgiving
+	types   []string         // the distinct Doc.Types; doc.typ indexes it
+	typeOf  map[string]int32 // Doc.Type -> index into types
 	live    int              // live documents
 	dead    int              // dead documents plus dead names
 	byType  map[string]int   // live documents per Doc.Type
 }
 
-// doc is one stored document.
+// doc is one stored document. Like every element of the index's arrays it holds no
+// pointer (strs.go).
 type doc struct {
-	id, typ string
-	names   []string // as given
-	skels   []skel   // the names' Skeletons, for Forgiving
-	first   int32    // index of its first entry in Index.names
-	n       int32    // number of its entries in Index.names
-	alive   bool
+	id     str
+	typ    int32 // index into Index.types
+	given  int32 // index of its first name as given in Index.given
+	ngiven int32
+	skels  int32 // index of its first skeleton in Index.skels
+	nskels int32
+	first  int32 // index of its first entry in Index.names
+	n      int32 // number of its entries in Index.names
+	alive  bool
 }
 
 // name is one distinct normalised name of a document.
 type name struct {
-	norm string
+	norm str
 	slot int32 // index into Index.docs; -1 once deleted
-	idx  int32 // index into doc.names of the name as given
+	idx  int32 // index of the name as given among its document's
 }
 
 // filter summarises a normalised string: its length, and the bytes and
@@ -129,7 +138,7 @@ func (f filter) covers(q filter) bool {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{slots: make(map[string]int32), byType: map[string]int{}}
+	return &Index{slots: make(map[string]int32), typeOf: map[string]int32{}, byType: map[string]int{}}
 }
 
 // Len returns the number of documents in the index.
@@ -150,36 +159,50 @@ func (ix *Index) LenOf(typ string) int {
 // index keeps its own copy of d.Names. Names that normalise to the empty
 // string never match; a Doc without names is stored but never found.
 func (ix *Index) Put(d Doc) {
-	given := slices.Clone(d.Names)
-	entries := make([]name, 0, len(given))
-	filters := make([]filter, 0, len(given))
-	for i, g := range given {
+	type entry struct {
+		norm string
+		idx  int32
+	}
+	entries := make([]entry, 0, len(d.Names))
+	for i, g := range d.Names {
 		norm := Normalize(g)
-		if norm == "" || slices.ContainsFunc(entries, func(e name) bool { return e.norm == norm }) {
+		if norm == "" || slices.ContainsFunc(entries, func(e entry) bool { return e.norm == norm }) {
 			continue // an earlier name of d already matches exactly as this one would
 		}
-		entries = append(entries, name{norm: norm, idx: int32(i)})
-		filters = append(filters, filterOf(norm))
+		entries = append(entries, entry{norm: norm, idx: int32(i)})
 	}
-
-	skels := skeletonsOf(given)
+	skels := skeletonsOf(d.Names)
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if slot, ok := ix.slots[d.ID]; ok {
 		ix.remove(slot)
 	}
-	slot := int32(len(ix.docs))
-	for i := range entries {
-		entries[i].slot = slot
+	typ, ok := ix.typeOf[d.Type]
+	if !ok {
+		typ = int32(len(ix.types))
+		ix.types = append(ix.types, d.Type)
+		ix.typeOf[d.Type] = typ
 	}
-	ix.docs = append(ix.docs, doc{
-		id: d.ID, typ: d.Type, names: given, skels: skels,
+	slot := int32(len(ix.docs))
+	nd := doc{
+		id: ix.strs.add(d.ID), typ: typ,
+		given: int32(len(ix.given)), ngiven: int32(len(d.Names)),
+		skels: int32(len(ix.skels)), nskels: int32(len(skels)),
 		first: int32(len(ix.names)), n: int32(len(entries)), alive: true,
-	})
-	ix.names = append(ix.names, entries...)
-	ix.filters = append(ix.filters, filters...)
-	ix.slots[d.ID] = slot
+	}
+	for _, g := range d.Names {
+		ix.given = append(ix.given, ix.strs.add(g))
+	}
+	for _, e := range entries {
+		ix.names = append(ix.names, name{norm: ix.strs.add(e.norm), slot: slot, idx: e.idx})
+		ix.filters = append(ix.filters, filterOf(e.norm))
+	}
+	for _, sk := range skels {
+		ix.skels = append(ix.skels, skel{norm: ix.strs.add(sk.norm), f: sk.f, runes: sk.runes, idx: sk.idx})
+	}
+	ix.docs = append(ix.docs, nd)
+	ix.slots[ix.strs.get(nd.id)] = slot
 	ix.live++
 	ix.byType[d.Type]++
 	ix.compactIfSparse()
@@ -203,16 +226,16 @@ func (ix *Index) remove(slot int32) {
 		ix.names[i].slot = -1
 		ix.filters[i] = filter{}
 	}
-	delete(ix.slots, d.id)
-	ix.byType[d.typ]--
-	*d = doc{first: d.first, n: d.n} // release the strings
+	delete(ix.slots, ix.strs.get(d.id))
+	ix.byType[ix.types[d.typ]]--
+	d.alive = false
 	ix.live--
 	ix.dead += 1 + int(d.n)
 }
 
-// compactIfSparse drops dead documents and names once they make up half of
-// what is stored, so that Put and Delete stay O(1) amortised in the size of
-// the index. ix.mu must be held for writing.
+// compactIfSparse drops dead documents and names, and their strings, once they
+// make up half of what is stored, so that Put and Delete stay O(1) amortised in
+// the size of the index. ix.mu must be held for writing.
 func (ix *Index) compactIfSparse() {
 	if ix.dead < 1024 || 2*ix.dead < len(ix.docs)+len(ix.names) {
 		return
@@ -223,26 +246,52 @@ func (ix *Index) compactIfSparse() {
 			n += int(d.n)
 		}
 	}
+	var a strs
+	move := func(r str) str { return a.add(ix.strs.get(r)) }
+	slots := make(map[string]int32, ix.live)
 	docs := make([]doc, 0, ix.live)
 	names := make([]name, 0, n)
 	filters := make([]filter, 0, n)
+	var given []str
+	var skels []skel
 	for _, d := range ix.docs {
 		if !d.alive {
 			continue
 		}
 		slot := int32(len(docs))
-		first := int32(len(names))
-		names = append(names, ix.names[d.first:d.first+d.n]...)
-		filters = append(filters, ix.filters[d.first:d.first+d.n]...)
-		for i := first; i < int32(len(names)); i++ {
-			names[i].slot = slot
+		nd := d
+		nd.id = move(d.id)
+		nd.first, nd.given, nd.skels = int32(len(names)), int32(len(given)), int32(len(skels))
+		for _, e := range ix.names[d.first : d.first+d.n] {
+			names = append(names, name{norm: move(e.norm), slot: slot, idx: e.idx})
 		}
-		d.first = first
-		docs = append(docs, d)
-		ix.slots[d.id] = slot
+		filters = append(filters, ix.filters[d.first:d.first+d.n]...)
+		for _, g := range ix.given[d.given : d.given+d.ngiven] {
+			given = append(given, move(g))
+		}
+		for _, sk := range ix.skels[d.skels : d.skels+d.nskels] {
+			sk.norm = move(sk.norm)
+			skels = append(skels, sk)
+		}
+		docs = append(docs, nd)
+		slots[a.get(nd.id)] = slot
 	}
-	ix.docs, ix.names, ix.filters, ix.dead = docs, names, filters, 0
+	ix.strs, ix.slots, ix.docs, ix.names, ix.filters, ix.given, ix.skels, ix.dead = a, slots, docs, names, filters, given, skels, 0
 }
+
+// hit is the Hit of match m, its strings copied out of the arena.
+func (ix *Index) hit(m match) Hit {
+	d := &ix.docs[m.slot]
+	return Hit{
+		ID:   strings.Clone(ix.strs.get(d.id)),
+		Type: ix.types[d.typ],
+		Name: strings.Clone(ix.strs.get(ix.given[d.given+m.idx])),
+		Rank: m.rank,
+	}
+}
+
+// idOf is the id of the document in slot, in the arena.
+func (ix *Index) idOf(slot int32) string { return ix.strs.get(ix.docs[slot].id) }
 
 // Search returns up to first entities having a name that matches text, best
 // first. text is normalised with Normalize and matched against every
@@ -300,7 +349,7 @@ func (ix *Index) Search(text string, first int) []Hit {
 			}
 			best = match{slot: e.slot, rank: -1}
 		}
-		r, ok := rankOf(e.norm, q)
+		r, ok := rankOf(ix.strs.get(e.norm), q)
 		if !ok {
 			continue
 		}
@@ -320,8 +369,7 @@ func (ix *Index) Search(text string, first int) []Hit {
 	slices.SortFunc(top.m, top.compare)
 	hits := make([]Hit, len(top.m))
 	for i, m := range top.m {
-		d := &ix.docs[m.slot]
-		hits[i] = Hit{ID: d.id, Type: d.typ, Name: d.names[m.idx], Rank: m.rank}
+		hits[i] = ix.hit(m)
 	}
 	return hits
 }
@@ -371,7 +419,7 @@ func (t *topK) compare(a, b match) int {
 	if c := cmp.Compare(a.runes, b.runes); c != 0 {
 		return c
 	}
-	return strings.Compare(t.ix.docs[a.slot].id, t.ix.docs[b.slot].id)
+	return strings.Compare(t.ix.idOf(a.slot), t.ix.idOf(b.slot))
 }
 
 // full reports whether t holds k matches, so that a new one must beat the

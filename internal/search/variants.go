@@ -86,22 +86,30 @@ func vowels(w string) string {
 
 // skel is a name's Skeleton, kept per document for Forgiving.
 type skel struct {
+	norm  str // in Index.strs
+	f     filter
+	runes int32
+	idx   int32 // index of the name as given among its document's
+}
+
+func skeletonsOf(given []string) []skelOf {
+	var out []skelOf
+	for i, g := range given {
+		s := Skeleton(Normalize(g))
+		if s == "" || slices.ContainsFunc(out, func(x skelOf) bool { return x.norm == s }) {
+			continue
+		}
+		out = append(out, skelOf{norm: s, f: filterOf(s), runes: int32(utf8.RuneCountInString(s)), idx: int32(i)})
+	}
+	return out
+}
+
+// skelOf is a skel before the index stores it.
+type skelOf struct {
 	norm  string
 	f     filter
 	runes int32
-	idx   int32 // index into doc.names of the name as given
-}
-
-func skeletonsOf(given []string) []skel {
-	var out []skel
-	for i, g := range given {
-		s := Skeleton(Normalize(g))
-		if s == "" || slices.ContainsFunc(out, func(x skel) bool { return x.norm == s }) {
-			continue
-		}
-		out = append(out, skel{norm: s, f: filterOf(s), runes: int32(utf8.RuneCountInString(s)), idx: int32(i)})
-	}
-	return out
+	idx   int32
 }
 
 // Forgiving is Search, then, when that finds fewer than first documents, the documents
@@ -127,15 +135,15 @@ func (ix *Index) Forgiving(text string, first int) []Hit {
 	var ms []match
 	for slot := range ix.docs {
 		d := &ix.docs[slot]
-		if !d.alive || seen[d.id] {
+		if !d.alive || seen[ix.strs.get(d.id)] {
 			continue
 		}
 		best := match{slot: int32(slot), rank: -1}
-		for _, s := range d.skels {
+		for _, s := range ix.skels[d.skels : d.skels+d.nskels] {
 			if !s.f.covers(qf) {
 				continue
 			}
-			r, ok := rankOf(s.norm, q)
+			r, ok := rankOf(ix.strs.get(s.norm), q)
 			if ok && (best.rank < 0 || r < best.rank || r == best.rank && s.runes < best.runes) {
 				best.rank, best.runes, best.idx = r, s.runes, s.idx
 			}
@@ -151,14 +159,13 @@ func (ix *Index) Forgiving(text string, first int) []Hit {
 		if c := cmp.Compare(a.runes, b.runes); c != 0 {
 			return c
 		}
-		return strings.Compare(ix.docs[a.slot].id, ix.docs[b.slot].id)
+		return strings.Compare(ix.idOf(a.slot), ix.idOf(b.slot))
 	})
 	for _, m := range ms {
 		if len(hits) >= first {
 			break
 		}
-		d := &ix.docs[m.slot]
-		hits = append(hits, Hit{ID: d.id, Type: d.typ, Name: d.names[m.idx], Rank: m.rank})
+		hits = append(hits, ix.hit(m))
 	}
 	return hits
 }
