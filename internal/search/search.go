@@ -81,9 +81,9 @@ type Index struct {
 	skels   []skel           // the names' Skeletons, grouped by document, for Forgiving
 	types   []string         // the distinct Doc.Types; doc.typ indexes it
 	typeOf  map[string]int32 // Doc.Type -> index into types
+	ofType  []int            // live documents per type, indexed as types
 	live    int              // live documents
 	dead    int              // dead documents plus dead names
-	byType  map[string]int   // live documents per Doc.Type
 }
 
 // doc is one stored document. Like every element of the index's arrays it holds no
@@ -138,7 +138,7 @@ func (f filter) covers(q filter) bool {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{slots: make(map[string]int32), typeOf: map[string]int32{}, byType: map[string]int{}}
+	return &Index{slots: make(map[string]int32), typeOf: map[string]int32{}}
 }
 
 // Len returns the number of documents in the index.
@@ -152,7 +152,10 @@ func (ix *Index) Len() int {
 func (ix *Index) LenOf(typ string) int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.byType[typ]
+	if t, ok := ix.typeOf[typ]; ok {
+		return ix.ofType[t]
+	}
+	return 0
 }
 
 // Put inserts d, replacing everything previously known under d.ID. The
@@ -182,6 +185,7 @@ func (ix *Index) Put(d Doc) {
 	if !ok {
 		typ = int32(len(ix.types))
 		ix.types = append(ix.types, d.Type)
+		ix.ofType = append(ix.ofType, 0)
 		ix.typeOf[d.Type] = typ
 	}
 	slot := int32(len(ix.docs))
@@ -204,7 +208,7 @@ func (ix *Index) Put(d Doc) {
 	ix.docs = append(ix.docs, nd)
 	ix.slots[ix.strs.get(nd.id)] = slot
 	ix.live++
-	ix.byType[d.Type]++
+	ix.ofType[typ]++
 	ix.compactIfSparse()
 }
 
@@ -227,7 +231,7 @@ func (ix *Index) remove(slot int32) {
 		ix.filters[i] = filter{}
 	}
 	delete(ix.slots, ix.strs.get(d.id))
-	ix.byType[ix.types[d.typ]]--
+	ix.ofType[d.typ]--
 	d.alive = false
 	ix.live--
 	ix.dead += 1 + int(d.n)

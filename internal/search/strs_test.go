@@ -82,6 +82,10 @@ func TestCompactionDropsDeadStrings(t *testing.T) {
 	if len(before) != 1 || before[0].ID != "person:p00000" || before[0].Name != "Name 00000" || before[0].Type != "Person" {
 		t.Errorf("a hit from before the compaction changed: %+v", before)
 	}
+	ix.Put(Doc{ID: "event:badr", Type: "Event", Names: []string{"Badr"}})
+	if p, e, x := ix.LenOf("Person"), ix.LenOf("Event"), ix.LenOf("Place"); p != 1 || e != 1 || x != 0 {
+		t.Errorf("LenOf Person, Event, Place = %d, %d, %d; want 1, 1, 0", p, e, x)
+	}
 	hits := ix.Forgiving("omar", 5)
 	if len(hits) != 1 || hits[0].ID != "person:p00000" || hits[0].Name != "ʿUmar" {
 		t.Errorf("Forgiving(omar) after compaction = %+v", hits)
