@@ -4,7 +4,6 @@ go 1.26.8
 
 require (
 	github.com/99designs/gqlgen v0.17.98
-	github.com/VictoriaMetrics/fastcache v1.13.2
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
@@ -15,6 +14,7 @@ require (
 	github.com/dgraph-io/badger/v2 v2.2007.4
 	github.com/gin-gonic/gin v1.12.0
 	github.com/google/btree v1.1.3
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/hidal-go/hidalgo v0.3.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/piprate/json-gold v0.9.1
@@ -73,7 +73,6 @@ require (
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/golang/snappy v1.0.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect

@@ -2,18 +2,14 @@ package cayleystore
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-
-	"github.com/VictoriaMetrics/fastcache"
 
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/iterator"
 	"github.com/cayleygraph/cayley/graph/kv"
 	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
-	"github.com/cayleygraph/quad/pquads"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -26,143 +22,23 @@ import (
 // invalidation. nodeCache holds the most recently used ones; the scans below read the
 // index, then resolve every term they still miss in one batched read.
 
-// nodeCacheBytes bounds the cache: about 400,000 values of ~100 bytes (most are IRIs and
-// short literals), encoded by encodeValue.
-//
-// The cache is fastcache's: its entries live in 64 KiB chunks allocated outside Go's heap
-// and are found through maps of integers, so the collector has nothing in it to mark. The
-// hashicorp LRU it replaces held a list element, a map entry and a boxed value per entry --
-// at 65,536 values some 250,000 of the ~283,000 objects a 100,000-narration server had
-// live right after building its text index (which reads every name), and each cycle's
-// marking of them was the requests' p99 (docs/BENCHMARKS.md, "A node cache the collector
-// does not mark"). On the full corpus an LRU eight times larger made each cycle's marking
-// ~120 ms. What it costs instead is a copy and a decode on each hit (a string and its
-// interface box), garbage that dies young.
-const nodeCacheBytes = 64 << 20
+// nodeCacheSize bounds the cache, in values. Most values are IRIs and short literals
+// (~100 bytes, ~250 with the cache's own overhead): about 16 MiB when full. It was eight
+// times that; since the read model answers the queries that read most values, the larger
+// cache kept few more hits and cost every request: the collector marks the whole cache
+// (an element, a map entry and a string per value) on every cycle, and on the full corpus
+// its ~120 MB made each cycle's marking ~120 ms instead of ~23 ms, which the requests
+// caught by it paid (docs/BENCHMARKS.md, "The full corpus").
+const nodeCacheSize = 1 << 16
 
-// nodeCache maps KV node ids to their values. Eviction is fastcache's (a bucket's ring
-// overwrites its oldest entries); a value too large for a chunk is not kept. The nil
-// cache (the memory store's, whose reads never resolve KV ids) keeps nothing.
-type nodeCache struct{ c *fastcache.Cache }
+type nodeCache = lru.Cache[uint64, quad.Value]
 
-func newNodeCache() *nodeCache { return &nodeCache{c: fastcache.New(nodeCacheBytes)} }
-
-// Get returns the value of node id, if the cache holds it.
-func (n *nodeCache) Get(id uint64) (quad.Value, bool) {
-	if n == nil {
-		return nil, false
-	}
-	var key [8]byte
-	binary.BigEndian.PutUint64(key[:], id)
-	var buf [256]byte
-	b := n.c.Get(buf[:0], key[:])
-	if len(b) == 0 { // every encoding is at least its tag
-		return nil, false
-	}
-	v, err := decodeValue(b)
+func newNodeCache() *nodeCache {
+	c, err := lru.New[uint64, quad.Value](nodeCacheSize)
 	if err != nil {
-		return nil, false // not written by Add; read from the store instead
+		panic(err) // only for a size < 1
 	}
-	return v, true
-}
-
-// Add records the value of node id.
-func (n *nodeCache) Add(id uint64, v quad.Value) {
-	if n == nil || v == nil {
-		return
-	}
-	var key [8]byte
-	binary.BigEndian.PutUint64(key[:], id)
-	var buf [256]byte
-	b, err := encodeValue(buf[:0], v)
-	if err != nil {
-		return // a kind the store cannot write either
-	}
-	n.c.Set(key[:], b)
-}
-
-// Reset empties the cache, returning its chunks to fastcache's pool.
-func (n *nodeCache) Reset() {
-	if n != nil {
-		n.c.Reset()
-	}
-}
-
-// The cache's encoding of values: a tag, then the value's strings. IRIs, strings, typed
-// and language-tagged strings and blank nodes -- every value Athar writes but integers --
-// take a byte or two more than their text and decode with one string allocation; the
-// other kinds go through Cayley's own protobuf encoding (pquads), slower but exact.
-const (
-	tagIRI   = 'I'
-	tagStr   = 'S'
-	tagBNode = 'B'
-	tagTyped = 'T' // uvarint length of the text, the text, the type IRI
-	tagLang  = 'L' // uvarint length of the text, the text, the language
-	tagInt   = 'N' // varint
-	tagProto = 'P' // pquads.MarshalValue
-)
-
-func encodeValue(b []byte, v quad.Value) ([]byte, error) {
-	switch v := v.(type) {
-	case quad.IRI:
-		return append(append(b, tagIRI), v...), nil
-	case quad.String:
-		return append(append(b, tagStr), v...), nil
-	case quad.BNode:
-		return append(append(b, tagBNode), v...), nil
-	case quad.TypedString:
-		b = binary.AppendUvarint(append(b, tagTyped), uint64(len(v.Value)))
-		return append(append(b, v.Value...), v.Type...), nil
-	case quad.LangString:
-		b = binary.AppendUvarint(append(b, tagLang), uint64(len(v.Value)))
-		return append(append(b, v.Value...), v.Lang...), nil
-	case quad.Int:
-		return binary.AppendVarint(append(b, tagInt), int64(v)), nil
-	}
-	p, err := pquads.MarshalValue(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(append(b, tagProto), p...), nil
-}
-
-func decodeValue(b []byte) (quad.Value, error) {
-	if len(b) == 0 {
-		return nil, errors.New("empty encoding")
-	}
-	tag, b := b[0], b[1:]
-	switch tag {
-	case tagIRI:
-		return quad.IRI(b), nil
-	case tagStr:
-		return quad.String(b), nil
-	case tagBNode:
-		return quad.BNode(b), nil
-	case tagTyped, tagLang:
-		n, w := binary.Uvarint(b)
-		if w <= 0 || n > uint64(len(b)-w) {
-			return nil, errors.New("bad length")
-		}
-		s := string(b[w:]) // one allocation for both strings
-		text, rest := s[:n], s[n:]
-		if tag == tagTyped {
-			return quad.TypedString{Value: quad.String(text), Type: quad.IRI(rest)}, nil
-		}
-		return quad.LangString{Value: quad.String(text), Lang: rest}, nil
-	case tagInt:
-		n, w := binary.Varint(b)
-		if w <= 0 || w != len(b) {
-			return nil, errors.New("bad integer")
-		}
-		return quad.Int(n), nil
-	case tagProto:
-		v, err := pquads.UnmarshalValue(b)
-		if err == nil && v == nil {
-			err = errors.New("empty value")
-		}
-		return v, err
-	}
-	return nil, fmt.Errorf("unknown tag %q", tag)
+	return c
 }
 
 // each calls fn with every ref the iterator yields. Cayley's iterators stop early, WITHOUT

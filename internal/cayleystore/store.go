@@ -72,7 +72,7 @@ func Open(spec string, logger *slog.Logger) (*Store, error) {
 		if arg != "" {
 			return nil, athar.E(fmt.Sprintf("store %q", spec), athar.Invalid, "memory: takes no path")
 		}
-		return &Store{qs: memstore.New(), man: newMemManifest()}, nil
+		return &Store{qs: memstore.New(), nodes: newNodeCache(), man: newMemManifest()}, nil
 	case "bbolt":
 		if arg == "" {
 			return nil, athar.E(fmt.Sprintf("store %q", spec), athar.Invalid, "bbolt: needs a directory, e.g. bbolt:./data/athar")
@@ -160,7 +160,6 @@ func (s *Store) Close() error {
 	if cerr := s.qs.Close(); err == nil {
 		err = cerr
 	}
-	s.nodes.Reset()
 	if s.lock != nil {
 		s.lock.Close()
 	}
