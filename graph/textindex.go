@@ -233,6 +233,7 @@ func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, int, 
 
 // BuildTextIndex puts every narration st holds into ix.
 func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index) error {
+	ctx = athar.WholeScan(ctx)
 	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
 		docs, err := textDocs(ctx, st, ns)
 		if err != nil {

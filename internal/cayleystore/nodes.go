@@ -127,11 +127,14 @@ func (s *Store) values(ctx context.Context, kqs *kv.QuadStore, ids []uint64) ([]
 	if err != nil {
 		return nil, fmt.Errorf("read %d values: %w", len(refs), err)
 	}
+	keep := !athar.IsWholeScan(ctx) // a whole scan would fill the cache with values no request asks for
 	for i, id := range missing {
 		if got[i] == nil {
 			return nil, fmt.Errorf("node %d is referenced by a quad but has no value", id)
 		}
-		s.nodes.Add(id, got[i])
+		if keep {
+			s.nodes.Add(id, got[i])
+		}
 		for _, j := range at[id] {
 			out[j] = got[i]
 		}

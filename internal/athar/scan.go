@@ -1,0 +1,18 @@
+package athar
+
+import "context"
+
+type wholeScanKey struct{}
+
+// WholeScan marks ctx as a read of the whole store (a text index's build, an export): the
+// store answers it as any read but keeps none of what it reads in its caches, which such a
+// read would fill with values no request then asks for.
+func WholeScan(ctx context.Context) context.Context {
+	return context.WithValue(ctx, wholeScanKey{}, true)
+}
+
+// IsWholeScan reports whether ctx is marked by WholeScan.
+func IsWholeScan(ctx context.Context) bool {
+	b, _ := ctx.Value(wholeScanKey{}).(bool)
+	return b
+}
