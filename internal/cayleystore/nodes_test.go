@@ -48,4 +48,16 @@ func TestWholeScanLeavesTheNodeCacheAlone(t *testing.T) {
 	if st.nodes.Len() == 0 {
 		t.Error("an ordinary read left the node cache empty")
 	}
+	// Quads (an export) reads every quad: a whole scan of its own, whatever ctx says.
+	st.nodes.Purge()
+	n := 0
+	if err := st.Quads(ctx, func(athar.Quad) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(add) {
+		t.Errorf("Quads: %d quads, want %d", n, len(add))
+	}
+	if l := st.nodes.Len(); l != 0 {
+		t.Errorf("after Quads the node cache holds %d values, want none", l)
+	}
 }

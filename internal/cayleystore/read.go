@@ -157,6 +157,7 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 		return err
 	}
 	s.fullScans.Add(1)
+	ctx = athar.WholeScan(ctx) // every quad: none of their values belongs in the node cache
 	var all []athar.Quad
 	add := func(q quad.Quad) {
 		if iriOf(q.Label) != pinIRI { // a pin is left by an Apply whose clean-up failed

@@ -455,6 +455,7 @@ func (s *Store) CheckReadModel(ctx context.Context) error {
 // those quads only. It counts as one full scan. Callers hold a lock (or own the store).
 func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 	s.fullScans.Add(1)
+	ctx = athar.WholeScan(ctx) // every quad: none of their values belongs in the node cache
 	var out []quad.Quad
 	add := func(q quad.Quad) {
 		if labelOf(q) != "" && readModelKeeps(q) {
