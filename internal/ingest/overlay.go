@@ -23,9 +23,10 @@ func NewOverlay(base narration.Graph) *Overlay {
 	return &Overlay{base: base, defs: map[athar.ID][]athar.ID{}}
 }
 
-// Define records the entities the compiled quads want of narration n define.
-func (o *Overlay) Define(n athar.ID, want []athar.Quad) {
-	for _, id := range narration.DefinedEntities(want) {
+// Define records that narration n defines the entities defs (narration.DefinedEntities of
+// its compiled quads, or Checked.Defines).
+func (o *Overlay) Define(n athar.ID, defs []athar.ID) {
+	for _, id := range defs {
 		o.defs[id] = append(o.defs[id], n)
 	}
 }

@@ -140,6 +140,25 @@ func Compile(c *Checked) []athar.Quad {
 	return athar.SortUniqueQuads(e.quads)
 }
 
+// Defines returns the entities the narration defines: what DefinedEntities returns of
+// Compile(c) -- its entities and the verses it uses, sorted -- without compiling it, so
+// that a batch can validate the next document while this one compiles.
+func (c *Checked) Defines() []athar.ID {
+	ids := make([]athar.ID, 0, len(c.Entities)+len(c.Verses))
+	add := func(id athar.ID) {
+		if _, isEntity := athar.TypeOfPrefix(id.Prefix()); isEntity && id.Prefix() != athar.TypeNarration.Prefix() {
+			ids = append(ids, id)
+		}
+	}
+	for _, ent := range c.Entities {
+		add(ent.ID)
+	}
+	for _, v := range c.Verses {
+		add(v.ID())
+	}
+	return uniq(ids)
+}
+
 // gradingIRI is the node of the narration's grading at the 1-based position.
 func gradingIRI(narration athar.ID, position int) string {
 	return fmt.Sprintf("%sgrading/%s/%d", athar.Base, narration.Local(), position)

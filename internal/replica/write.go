@@ -253,7 +253,7 @@ func (r *Replica) ImportMany(ctx context.Context, docs []ingest.Doc) []ingest.Ba
 			out[i].Err = err
 			continue
 		}
-		ov.Define(c.ID, narration.Compile(c))
+		ov.Define(c.ID, c.Defines())
 		waits = append(waits, sent{i, ch, pos})
 	}
 	for _, w := range waits {
