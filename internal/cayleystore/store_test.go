@@ -154,6 +154,37 @@ func TestPinsLeftByACrashAreRemovedAtOpen(t *testing.T) {
 	}
 }
 
+// TestRepeatedQuadsLeaveNoTerms: a change listing a quad more than once adds it once, so
+// that Cayley counts its terms' references once and removing the quad removes the terms
+// (counted twice, a term would outlive every quad using it).
+func TestRepeatedQuadsLeaveNoTerms(t *testing.T) {
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		st, err := Open(spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		label := athar.Base + "narration/n"
+		a := athar.Quad{Subject: athar.Base + "person/x", Predicate: athar.RDFSLabel, Object: athar.StringTerm("only here"), Label: label}
+		b := athar.Quad{Subject: athar.Base + "person/x", Predicate: athar.RDFSComment, Object: athar.StringTerm("also only here"), Label: label}
+		if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n", Add: []athar.Quad{a, b, a}}, athar.Changeset{Narration: "narration:n", Add: []athar.Quad{b}}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.NarrationQuads(ctx, "narration:n"); len(got) != 2 {
+			t.Fatalf("%s: %d quads stored, want 2", spec, len(got))
+		}
+		if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n", Remove: []athar.Quad{a, b}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []quad.Value{quad.String("only here"), quad.String("also only here"), quad.IRI(athar.Base + "person/x")} {
+			if ref, _ := st.qs.ValueOf(v); ref != nil {
+				t.Errorf("%s: %v outlives every quad that used it", spec, v)
+			}
+		}
+		st.Close()
+	}
+}
+
 // TestMentionsFollowWrites: Mentions is memoised until the next Apply, so what it answers
 // after each write is what the store holds then.
 func TestMentionsFollowWrites(t *testing.T) {

@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		fn   func(t *testing.T, st athar.Store)
 	}{
 		{"ApplyAndNarrationQuads", testApply},
+		{"RepeatedQuadsStoredOnce", testRepeatedQuads},
 		{"SameTripleTwoLabels", testTwoLabels},
 		{"QuadsSortedAndComplete", testQuads},
 		{"QuadsAbout", testQuadsAbout},
@@ -189,6 +190,33 @@ func keys(qs []athar.Quad) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// testRepeatedQuads: a change that lists a quad more than once -- twice in one changeset,
+// again in another -- stores it once, and its removal leaves nothing behind; the read
+// model counts it once.
+func testRepeatedQuads(t *testing.T, st athar.Store) {
+	ctx := context.Background()
+	cs := compile(t, st, docA)
+	twice := append(slices.Clone(cs.Add), cs.Add...)
+	slices.Reverse(twice[len(cs.Add):])
+	if err := st.Apply(ctx, athar.Changeset{Narration: cs.Narration, Add: twice}, athar.Changeset{Narration: cs.Narration, Add: cs.Add[:5]}); err != nil {
+		t.Fatal(err)
+	}
+	if got := allQuads(t, st); !reflect.DeepEqual(got, keys(cs.Add)) {
+		t.Fatalf("the store holds %d quads, want the %d distinct ones applied", len(got), len(cs.Add))
+	}
+	checkReadModel(t, st, 0)
+	if err := st.Apply(ctx, athar.Changeset{Narration: cs.Narration, Remove: cs.Add}); err != nil {
+		t.Fatal(err)
+	}
+	if got := allQuads(t, st); len(got) != 0 {
+		t.Fatalf("removing every quad applied left %d", len(got))
+	}
+	if es, err := st.EntityIDs(ctx, ""); err != nil || len(es) != 0 {
+		t.Fatalf("removing every quad applied left entities %v (%v)", es, err)
+	}
+	checkReadModel(t, st, 1)
 }
 
 func testTwoLabels(t *testing.T, st athar.Store) {
