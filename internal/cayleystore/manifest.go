@@ -344,14 +344,19 @@ func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad, known termIDs) ([
 		}
 		return recs, found, nil
 	}
-	at := map[quad.Value]int{}
+	// Each distinct value once; slot holds the index in vals of each quad's three terms.
+	at := make(map[quad.Value]int, len(qs))
 	var vals []quad.Value
-	for _, q := range qs {
-		for _, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
-			if _, ok := at[v]; !ok {
-				at[v] = len(vals)
+	slot := make([]int, 3*len(qs))
+	for i, q := range qs {
+		for j, v := range [3]quad.Value{q.Subject, q.Predicate, q.Object} {
+			k, ok := at[v]
+			if !ok {
+				k = len(vals)
+				at[v] = k
 				vals = append(vals, v)
 			}
+			slot[3*i+j] = k
 		}
 	}
 	ids := make([]uint64, len(vals))
@@ -381,8 +386,8 @@ func (s *Store) recordsOf(ctx context.Context, qs []quad.Quad, known termIDs) ([
 			}
 		}
 	}
-	for i, q := range qs {
-		si, pi, oi := ids[at[q.Subject]], ids[at[q.Predicate]], ids[at[q.Object]]
+	for i := range qs {
+		si, pi, oi := ids[slot[3*i]], ids[slot[3*i+1]], ids[slot[3*i+2]]
 		if si != 0 && pi != 0 && oi != 0 {
 			recs[i], found[i] = idRecord(si, pi, oi), true
 		}
