@@ -145,16 +145,15 @@ func Compile(c *Checked) []athar.Quad {
 // that a batch can validate the next document while this one compiles.
 func (c *Checked) Defines() []athar.ID {
 	ids := make([]athar.ID, 0, len(c.Entities)+len(c.Verses))
-	add := func(id athar.ID) {
-		if _, isEntity := athar.TypeOfPrefix(id.Prefix()); isEntity && id.Prefix() != athar.TypeNarration.Prefix() {
-			ids = append(ids, id)
+	for _, ent := range c.Entities {
+		if definable(ent.ID) {
+			ids = append(ids, ent.ID)
 		}
 	}
-	for _, ent := range c.Entities {
-		add(ent.ID)
-	}
 	for _, v := range c.Verses {
-		add(v.ID())
+		if id := v.ID(); definable(id) {
+			ids = append(ids, id)
+		}
 	}
 	return uniq(ids)
 }

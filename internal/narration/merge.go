@@ -32,11 +32,17 @@ func DefinedEntities(qs []athar.Quad) []athar.ID {
 		if !ok {
 			continue
 		}
-		if _, isEntity := athar.TypeOfPrefix(id.Prefix()); isEntity && id.Prefix() != athar.TypeNarration.Prefix() {
+		if definable(id) {
 			out = append(out, id)
 		}
 	}
 	return uniq(out)
+}
+
+// definable reports whether a narration can define id: an entity's id, not a narration's.
+func definable(id athar.ID) bool {
+	_, isEntity := athar.TypeOfPrefix(id.Prefix())
+	return isEntity && id.Prefix() != athar.TypeNarration.Prefix()
 }
 
 func uniq(ids []athar.ID) []athar.ID {
