@@ -14,6 +14,7 @@ import (
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
+	"github.com/athar-hadith/athar/internal/corpus"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
@@ -228,4 +229,24 @@ func (e *env) mustFail(t *testing.T, req request, code string) response {
 		t.Fatalf("code = %q, want %q; errors %+v", r.code(), code, r.Errors)
 	}
 	return r
+}
+
+// generated parses the n narrations of the synthetic corpus with seed (athar gen), and
+// returns them with the bytes of each document.
+func generated(t *testing.T, n int, seed uint64) ([]*narration.Document, [][]byte) {
+	t.Helper()
+	gen := corpus.New(corpus.Options{Narrations: n, Seed: seed}, schema.Vocabulary())
+	var docs []*narration.Document
+	var raw [][]byte
+	for {
+		name, data, ok := gen.Next()
+		if !ok {
+			return docs, raw
+		}
+		d, err := narration.Parse(name, data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		docs, raw = append(docs, d), append(raw, data)
+	}
 }

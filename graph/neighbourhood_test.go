@@ -9,9 +9,6 @@ import (
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
-	"github.com/athar-hadith/athar/internal/corpus"
-	"github.com/athar-hadith/athar/internal/narration"
-	"github.com/athar-hadith/athar/schema"
 )
 
 type nbEdge struct {
@@ -181,18 +178,10 @@ func TestNeighbourhoodOfAHubIsCapped(t *testing.T) {
 		counter = &countingStore{Store: st, calls: map[string]int{}}
 		return counter
 	}})
-	gen := corpus.New(corpus.Options{Narrations: 200}, schema.Vocabulary())
-	for {
-		name, data, ok := gen.Next()
-		if !ok {
-			break
-		}
-		d, err := narration.Parse(name, data)
-		if err != nil {
-			t.Fatal(err)
-		}
+	docs, _ := generated(t, 200, 0)
+	for _, d := range docs {
 		if _, err := e.importer.Import(context.Background(), d); err != nil {
-			t.Fatalf("%s: %v", name, err)
+			t.Fatalf("%s: %v", d.Narration.ID, err)
 		}
 	}
 	const first = 50

@@ -14,7 +14,6 @@ import (
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
-	"github.com/athar-hadith/athar/internal/corpus"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
 	"github.com/athar-hadith/athar/internal/search"
@@ -525,20 +524,8 @@ func (w *writingReader) NarrationDigests(ctx context.Context, labels []athar.ID)
 // interleaving does not reproduce it.)
 func TestTextIndexWritesDuringBuild(t *testing.T) {
 	ctx := context.Background()
-	gen := corpus.New(corpus.Options{Narrations: 40, Seed: 3}, schema.Vocabulary())
-	var last []byte
-	var docs []*narration.Document
-	for {
-		name, data, ok := gen.Next()
-		if !ok {
-			break
-		}
-		d, err := narration.Parse(name, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs, last = append(docs, d), data
-	}
+	docs, raw := generated(t, 40, 3)
+	last := raw[len(raw)-1]
 	for shift := range 3 {
 		t.Run(fmt.Sprintf("shift %d", shift), func(t *testing.T) {
 			dir := t.TempDir()
