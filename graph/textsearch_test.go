@@ -493,13 +493,7 @@ func TestTextIndexInBackground(t *testing.T) {
 // batch's narrations, then their digests).
 type writingReader struct {
 	*cayleystore.Store
-	write func()
-}
-
-func (w *writingReader) after() {
-	if w.write != nil {
-		w.write()
-	}
+	after func() // called after each read
 }
 
 func (w *writingReader) NarrationSummaries(ctx context.Context, ids []athar.ID) ([]*athar.Narration, error) {
@@ -540,8 +534,8 @@ func TestTextIndexWritesDuringBuild(t *testing.T) {
 				}
 			}
 			textDir := filepath.Join(dir, "text")
-			// The writer notifies the index the build is for; the build's first read
-			// waits until it exists.
+			// The writer notifies the index the build is for, so it is made after the
+			// build has started; the build's first read waits for it (ready).
 			var im *ingest.Local
 			id := athar.ID(docs[len(docs)-1].Narration.ID)
 			present, version := true, 0
@@ -568,10 +562,12 @@ func TestTextIndexWritesDuringBuild(t *testing.T) {
 			}
 			// A write after each of the build's first four reads: the stamp's summaries
 			// and digests, then one batch's narrations and digests (40 narrations make one
-			// batch). Later reads -- the changes kept meanwhile, applied under the
-			// index's lock -- get none: a write there would wait for that lock.
+			// batch); the shift's writes come before the first of them, so each read is
+			// followed by another kind of write in each subtest. Later reads -- the
+			// changes kept meanwhile, applied under the index's lock -- get none: a write
+			// there would wait for that lock.
 			ready, reads := make(chan struct{}), 0
-			w := &writingReader{Store: st, write: func() {
+			w := &writingReader{Store: st, after: func() {
 				<-ready
 				if reads++; reads <= 4 {
 					step()
