@@ -6,13 +6,22 @@ package cayleystore
 //
 // A row is one plain triple (subject, vocabulary predicate, object) under one label -- one
 // quad of Cayley's -- stored under the claim's sort key (athar.ClaimRef.SortKey), so the
-// rows of one entity or predicate come back in page order and a page is one cursor seek:
+// rows of one entity or predicate come back in page order and a page is one cursor seek.
+// Each list keeps its counts at its head and each claim's count of labels in a row just
+// before its labels, so that a write touching a list dirties the pages its rows are on and
+// few others:
 //
-//	rmAboutBucket  entity IRI  \x00 sort key \x00 label -> the claim's reference
-//	rmPredBucket   predicate   \x00 sort key \x00 label -> the claim's reference
-//	rmCountBucket  "e\x00" entity, "ep\x00" entity \x00 predicate, "p\x00" predicate ->
-//	               how many distinct claims (uvarint); "g" bucket \x00 owner \x00 sort key ->
-//	               how many labels the claim has in that list
+//	rmAboutBucket  entity IRI \x00 \x00                     -> how many distinct claims (uvarint)
+//	               entity IRI \x00 \x00 predicate           -> how many of that predicate
+//	               entity IRI \x00 sort key \x00            -> the claim's labels in the list
+//	                                                        (uvarint), then its reference
+//	               entity IRI \x00 sort key \x00 label      -> 1
+//	rmPredBucket   predicate \x00 \x00, predicate \x00 sort key \x00 [label]: the same
+//
+// (Before rmLayoutBucket, the counts were keys of a bucket of their own, athar.rm.count, and
+// every label's row held the reference; each count a delete moved was on a page of that
+// bucket's: at 20,000 narrations a delete wrote 914 pages, 789 with the counts beside the
+// rows, docs/BENCHMARKS-100k.md.)
 //
 // It is derived, never a second source of truth, and kept in step with Cayley by the
 // manifest's protocol (manifest.go): Apply marks rmPendingKey with the labels in step 1,
@@ -34,6 +43,7 @@ import (
 	"github.com/cayleygraph/cayley/graph/kv"
 	"github.com/cayleygraph/cayley/graph/proto"
 	"github.com/cayleygraph/quad"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -41,13 +51,18 @@ import (
 const (
 	rmAboutBucket = "athar.rm.about"
 	rmPredBucket  = "athar.rm.pred"
-	rmCountBucket = "athar.rm.count"
+	// rmLayoutBucket is empty: it says the lists keep their counts beside their rows. A store
+	// without it (made before, with athar.rm.count) has its read model rebuilt at Open.
+	rmLayoutBucket = "athar.rm.layout2"
 	// rmPendingKey, in pendingBucket, means the read model may disagree with Cayley. No
 	// label starts with byte 1.
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmCountBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
+
+// rmRetiredBuckets are buckets of earlier layouts of the read model, dropped by a rebuild.
+var rmRetiredBuckets = []string{"athar.rm.count"}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -79,7 +94,8 @@ func rowOf(q quad.Quad) (rmRow, bool) {
 	return rmRow{ref: ref, key: ref.SortKey(), label: iriOf(q.Label)}, true
 }
 
-// rmTarget is one list a row belongs to, and the counts of that list.
+// rmTarget is one list a row belongs to, and the keys of that list's counts (in its
+// bucket) the claim counts in.
 type rmTarget struct {
 	bucket, owner string
 	counts        []string
@@ -88,12 +104,25 @@ type rmTarget struct {
 func (r rmRow) targets() []rmTarget {
 	p := r.ref.Predicate
 	s := r.ref.Subject.IRI()
-	t := []rmTarget{{rmAboutBucket, s, []string{"e\x00" + s, "ep\x00" + s + "\x00" + p}}}
+	t := []rmTarget{{rmAboutBucket, s, []string{listCountKey(s, ""), listCountKey(s, p)}}}
 	if r.ref.Object != "" && r.ref.Object != r.ref.Subject {
 		o := r.ref.Object.IRI()
-		t = append(t, rmTarget{rmAboutBucket, o, []string{"e\x00" + o, "ep\x00" + o + "\x00" + p}})
+		t = append(t, rmTarget{rmAboutBucket, o, []string{listCountKey(o, ""), listCountKey(o, p)}})
 	}
-	return append(t, rmTarget{rmPredBucket, p, []string{"p\x00" + p}})
+	return append(t, rmTarget{rmPredBucket, p, []string{listCountKey(p, "")}})
+}
+
+// listCountKey is the key of the count of owner's list (predicate ""), or of its claims of
+// one predicate: at the list's head, before any claim's rows (a sort key never starts
+// with 0).
+func listCountKey(owner, predicate string) string {
+	return owner + "\x00\x00" + predicate
+}
+
+// rowKey is the key of a claim's row in t's list for one label, or with label "" its
+// group row: the count of its labels, then its reference.
+func rowKey(t rmTarget, sortKey, label string) string {
+	return t.owner + "\x00" + sortKey + "\x00" + label
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -143,15 +172,15 @@ func decodeRef(b []byte) (athar.ClaimRef, error) {
 	return r, nil
 }
 
-func addCounts(tx manifestTx, keys []string, d int) error {
+func addCounts(tx manifestTx, bucket string, keys []string, d int) error {
 	for _, k := range keys {
-		n, _ := binary.Uvarint(tx.get(rmCountBucket, k))
+		n, _ := binary.Uvarint(tx.get(bucket, k))
 		m := int64(n) + int64(d)
 		var err error
 		if m <= 0 {
-			err = tx.del(rmCountBucket, k)
+			err = tx.del(bucket, k)
 		} else {
-			err = tx.put(rmCountBucket, k, binary.AppendUvarint(nil, uint64(m)))
+			err = tx.put(bucket, k, binary.AppendUvarint(nil, uint64(m)))
 		}
 		if err != nil {
 			return err
@@ -160,32 +189,46 @@ func addCounts(tx manifestTx, keys []string, d int) error {
 	return nil
 }
 
-// groupKey is the count key of the labels a claim has in one list: a claim is new to a
-// list, or gone from it, when that count leaves or reaches zero (a map lookup, not a seek).
-func groupKey(t rmTarget, sortKey string) string {
-	return "g" + t.bucket + "\x00" + t.owner + "\x00" + sortKey
+// labelRow is the value of a label's row: the key says everything.
+var labelRow = []byte{1}
+
+// groupCount returns the count of labels a group row holds, and where its reference starts.
+func groupCount(v []byte) (int, int) {
+	n, k := binary.Uvarint(v)
+	if k <= 0 {
+		return 0, 0
+	}
+	return int(n), k
 }
 
 // rmPut stores a row in each of its lists; a claim new to a list adds one to its counts.
 func rmPut(tx manifestTx, r rmRow) error {
-	v := encodeRef(r.ref)
+	var ref []byte
 	for _, t := range r.targets() {
-		k := t.owner + "\x00" + r.key + "\x00" + r.label
+		k := rowKey(t, r.key, r.label)
 		if tx.get(t.bucket, k) != nil {
 			continue
 		}
-		if err := tx.put(t.bucket, k, v); err != nil {
+		if err := tx.put(t.bucket, k, labelRow); err != nil {
 			return err
 		}
-		g := groupKey(t, r.key)
-		fresh := tx.get(rmCountBucket, g) == nil
-		if err := addCounts(tx, []string{g}, 1); err != nil {
-			return err
-		}
-		if fresh {
-			if err := addCounts(tx, t.counts, 1); err != nil {
+		g := rowKey(t, r.key, "")
+		v := tx.get(t.bucket, g)
+		n, at := groupCount(v)
+		if n == 0 {
+			if ref == nil {
+				ref = encodeRef(r.ref)
+			}
+			if err := tx.put(t.bucket, g, append(binary.AppendUvarint(nil, 1), ref...)); err != nil {
 				return err
 			}
+			if err := addCounts(tx, t.bucket, t.counts, 1); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tx.put(t.bucket, g, append(binary.AppendUvarint(nil, uint64(n+1)), v[at:]...)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -195,21 +238,27 @@ func rmPut(tx manifestTx, r rmRow) error {
 // counts.
 func rmDel(tx manifestTx, r rmRow) error {
 	for _, t := range r.targets() {
-		k := t.owner + "\x00" + r.key + "\x00" + r.label
+		k := rowKey(t, r.key, r.label)
 		if tx.get(t.bucket, k) == nil {
 			continue
 		}
 		if err := tx.del(t.bucket, k); err != nil {
 			return err
 		}
-		g := groupKey(t, r.key)
-		if err := addCounts(tx, []string{g}, -1); err != nil {
-			return err
-		}
-		if tx.get(rmCountBucket, g) == nil {
-			if err := addCounts(tx, t.counts, -1); err != nil {
+		g := rowKey(t, r.key, "")
+		v := tx.get(t.bucket, g)
+		n, at := groupCount(v)
+		if n > 1 {
+			if err := tx.put(t.bucket, g, append(binary.AppendUvarint(nil, uint64(n-1)), v[at:]...)); err != nil {
 				return err
 			}
+			continue
+		}
+		if err := tx.del(t.bucket, g); err != nil {
+			return err
+		}
+		if err := addCounts(tx, t.bucket, t.counts, -1); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -336,6 +385,13 @@ func (s *Store) openReadModel(ctx context.Context) error {
 // again at the next Open.
 func (s *Store) rebuildReadModel(ctx context.Context) error {
 	err := s.man.update(func(tx manifestTx) error {
+		if bt, ok := tx.(boltTx); ok { // only a store on disk can be of an earlier layout
+			for _, b := range rmRetiredBuckets {
+				if err := bt.tx.DeleteBucket([]byte(b)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+					return err
+				}
+			}
+		}
 		if err := tx.resetBuckets(rmBuckets...); err != nil {
 			return err
 		}
@@ -512,13 +568,16 @@ func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 // from the first after the sort key after ("" from the start), each with the labels of
 // its plain triple, while fn returns true. keep, when given, filters the claims. Without
 // labels, fn gets none, and the rows that give them -- one per label, tens of thousands
-// for a hub's claims -- are jumped over rather than read.
+// for a hub's claims -- are jumped over rather than read: a claim is its group row.
 //
 // within, when not empty, is a prefix of sort keys: only the claims whose key has it are
 // read (the list is sorted by key, so they are one range).
 func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after string, labels bool, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
 	prefix := owner + "\x00"
 	from := prefix + within
+	if within == "" {
+		from = prefix + "\x01" // past the list's counts
+	}
 	if after != "" && prefix+after+"\x00\xff" > from {
 		from = prefix + after + "\x00\xff"
 	}
@@ -527,7 +586,7 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 		cur     athar.ClaimRef
 		curKey  string
 		ls      []string
-		same    int // rows of curKey read
+		same    int // label rows of curKey read
 		have    bool
 		err     error
 		stopped bool
@@ -555,11 +614,15 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 			return "", false
 		}
 		key, label := rest[:i], rest[i+1:]
-		if have && key == curKey {
+		if label != "" {
+			if !have || key != curKey {
+				err = errCorruptRow // a label's row without its claim's group row
+				return "", false
+			}
 			if labels {
 				ls = append(ls, label)
 			} else if same++; same == skimAfter {
-				// A claim stated by many narrations: seek past its rows (a label never
+				// A claim stated by many narrations: seek past its labels (a label never
 				// starts with 0xff) instead of stepping through them.
 				return owner + "\x00" + key + "\x00\xff", true
 			}
@@ -569,14 +632,15 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 			stopped = true
 			return "", false
 		}
-		if cur, err = decodeRef(v); err != nil {
+		_, at := groupCount(v)
+		if at == 0 {
+			err = errCorruptRow
 			return "", false
 		}
-		curKey, have, same = key, true, 1
-		ls = nil
-		if labels {
-			ls = []string{label}
+		if cur, err = decodeRef(v[at:]); err != nil {
+			return "", false
 		}
+		curKey, have, ls, same = key, true, nil, 0
 		return "", true
 	})
 	if err != nil || stopped {
@@ -586,8 +650,9 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 	return nil
 }
 
-// skimAfter is how many rows of one claim rmList steps through, without its labels, before
-// it seeks past the rest: a step costs a few nanoseconds, a seek a descent of the B-tree.
+// skimAfter is how many label rows of one claim rmList steps through, without its labels,
+// before it seeks past the rest: a step costs a few nanoseconds, a seek a descent of the
+// B-tree.
 const skimAfter = 8
 
 // skim is tx.scan where fn may jump ahead: it returns the key to go on from ("" for the
@@ -681,12 +746,9 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	if s.rmStale {
 		return s.pageClaimsByScan(ctx, q, keep)
 	}
-	bucket, owner, count := rmPredBucket, q.Predicate, "p\x00"+q.Predicate
+	bucket, owner, count := rmPredBucket, q.Predicate, listCountKey(q.Predicate, "")
 	if q.Entity != "" {
-		bucket, owner, count = rmAboutBucket, q.Entity.IRI(), "e\x00"+q.Entity.IRI()
-		if q.Predicate != "" {
-			count = "ep\x00" + q.Entity.IRI() + "\x00" + q.Predicate
-		}
+		bucket, owner, count = rmAboutBucket, q.Entity.IRI(), listCountKey(q.Entity.IRI(), q.Predicate)
 	}
 	within := ""
 	if q.AsSubject && q.Entity != "" {
@@ -698,7 +760,7 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	}
 	page := athar.ClaimPage{Refs: []athar.ClaimRef{}}
 	err := s.man.view(func(tx manifestTx) error {
-		n, _ := binary.Uvarint(tx.get(rmCountBucket, count))
+		n, _ := binary.Uvarint(tx.get(bucket, count))
 		page.Total = int(n)
 		if within != "" {
 			// No count is kept for one side of a list: the range is counted, without

@@ -13,8 +13,8 @@ package cayleystore
 // loop is kept once, under "o". weight is four bytes, big-endian, of the bitwise complement
 // of the attestations, so the most attested edges come first, then by other end, predicate
 // and direction. The attestations are the labels of the claim's plain triple (what Edges
-// counts): the "g" count of the claim in its subject's list, which rmPut and rmDel move by
-// one; adjApply, called before them, moves the edge's rows with it, in the same
+// counts): the count of the claim's group row in its subject's list, which rmPut and rmDel
+// move by one; adjApply, called before them, moves the edge's rows with it, in the same
 // transaction. An attestation more or less is one "w" row deleted and one put per end, and
 // the "n" row's value rewritten.
 
@@ -67,11 +67,10 @@ func adjApply(tx manifestTx, r rmRow, add bool) error {
 		return nil
 	}
 	t := rmTarget{bucket: rmAboutBucket, owner: r.ref.Subject.IRI()}
-	if present := tx.get(rmAboutBucket, t.owner+"\x00"+r.key+"\x00"+r.label) != nil; present == add {
+	if present := tx.get(rmAboutBucket, rowKey(t, r.key, r.label)) != nil; present == add {
 		return nil // the label is already there, or already gone: the count does not move
 	}
-	c, _ := binary.Uvarint(tx.get(rmCountBucket, groupKey(t, r.key)))
-	from := int(c)
+	from, _ := groupCount(tx.get(rmAboutBucket, rowKey(t, r.key, "")))
 	to := from - 1
 	if add {
 		to = from + 1
@@ -313,7 +312,7 @@ func (s *Store) EdgesBetween(ctx context.Context, ids, others []athar.ID) ([]ath
 				}
 			}
 			prefix := []byte(adjOtherPrefix(id))
-			claims, _ := binary.Uvarint(tx.get(rmCountBucket, "e\x00"+id.IRI()))
+			claims, _ := binary.Uvarint(tx.get(rmAboutBucket, listCountKey(id.IRI(), "")))
 			if claims <= uint64(8*len(want)) {
 				from := id
 				if !want[id] {

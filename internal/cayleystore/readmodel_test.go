@@ -216,6 +216,33 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 			st.Close()
 			editBolt(t, dir, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte(rmNarrationBucket)) })
 		}},
+		{"store of the layout with a bucket of counts", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				if err := tx.DeleteBucket([]byte(rmLayoutBucket)); err != nil {
+					return err
+				}
+				// The first layout: a label's row held the reference, its counts were
+				// elsewhere.
+				about := tx.Bucket([]byte(rmAboutBucket))
+				c := about.Cursor()
+				for k, v := c.First(); k != nil; k, v = c.Next() {
+					if k[len(k)-1] != 0 && v[0] == 1 {
+						if err := about.Put(k, []byte("\x01the reference")); err != nil {
+							return err
+						}
+					}
+				}
+				b, err := tx.CreateBucket([]byte("athar.rm.count"))
+				if err != nil {
+					return err
+				}
+				return b.Put([]byte("e\x00"+athar.ID("person:a").IRI()), []byte{1})
+			})
+		}},
 		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
 			if err := st.Apply(ctx, fixtureChange...); err != nil {
 				t.Fatal(err)
@@ -242,6 +269,12 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 				t.Error("the read model is still stale after Open")
 			}
 			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				if tx.Bucket([]byte("athar.rm.count")) != nil {
+					t.Error("the bucket of counts of the earlier layout is still there")
+				}
+				return nil
+			})
 			if got := dumpReadModel(t, dir); !reflect.DeepEqual(got, want) {
 				t.Errorf("rebuilt read model =\n%q\nApply keeps\n%q", got, want)
 			}
@@ -647,17 +680,17 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.man.update(func(tx manifestTx) error { return tx.put(rmCountBucket, "on disk", []byte("d")) }); err != nil {
+	if err := st.man.update(func(tx manifestTx) error { return tx.put(rmPredBucket, "on disk", []byte("d")) }); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.BeginBulk(); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.man.update(func(tx manifestTx) error {
-		if err := tx.put(rmCountBucket, "buffered", []byte("b")); err != nil {
+		if err := tx.put(rmPredBucket, "buffered", []byte("b")); err != nil {
 			return err
 		}
-		return tx.del(rmCountBucket, "gone")
+		return tx.del(rmPredBucket, "gone")
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -666,9 +699,9 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 	boom := fmt.Errorf("boom")
 	err = st.man.update(func(tx manifestTx) error {
 		for _, w := range []func() error{
-			func() error { return tx.put(rmCountBucket, "buffered", []byte("changed")) },
-			func() error { return tx.put(rmCountBucket, "new", []byte("n")) },
-			func() error { return tx.del(rmCountBucket, "on disk") },
+			func() error { return tx.put(rmPredBucket, "buffered", []byte("changed")) },
+			func() error { return tx.put(rmPredBucket, "new", []byte("n")) },
+			func() error { return tx.del(rmPredBucket, "on disk") },
 			func() error { return tx.resetBuckets(rmEntityBucket, pendingBucket) },
 			func() error { return tx.put(rmEntityBucket, "after the reset", []byte("r")) },
 			func() error { return tx.put("athar.new-bucket", "k", []byte("v")) },
@@ -677,7 +710,7 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 				return err
 			}
 		}
-		if tx.get(rmCountBucket, "on disk") != nil || string(tx.get(rmCountBucket, "buffered")) != "changed" {
+		if tx.get(rmPredBucket, "on disk") != nil || string(tx.get(rmPredBucket, "buffered")) != "changed" {
 			t.Error("the update does not read its own writes")
 		}
 		return boom
@@ -689,7 +722,7 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("after a failed update the buffer reads\n%v\nbefore it\n%v", after, before)
 	}
-	if before[rmCountBucket+" on disk"] != "d" || before[rmCountBucket+" buffered"] != "b" {
+	if before[rmPredBucket+" on disk"] != "d" || before[rmPredBucket+" buffered"] != "b" {
 		t.Fatalf("the fixture is not what the test expects: %v", before)
 	}
 	if got := st.man.(*bulkManifest).bytes; got != bytesBefore {
