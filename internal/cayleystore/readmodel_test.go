@@ -228,12 +228,19 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 				// The first layout: a label's row held the reference, its counts were
 				// elsewhere.
 				about := tx.Bucket([]byte(rmAboutBucket))
-				c := about.Cursor()
-				for k, v := c.First(); k != nil; k, v = c.Next() {
+				var labelRows [][]byte // collected first: bbolt's cursor must not see writes
+				about.ForEach(func(k, v []byte) error {
 					if k[len(k)-1] != 0 && v[0] == 1 {
-						if err := about.Put(k, []byte("\x01the reference")); err != nil {
-							return err
-						}
+						labelRows = append(labelRows, append([]byte(nil), k...))
+					}
+					return nil
+				})
+				if len(labelRows) == 0 {
+					t.Fatal("the fixture's lists have no label rows")
+				}
+				for _, k := range labelRows {
+					if err := about.Put(k, []byte("\x01the reference")); err != nil {
+						return err
 					}
 				}
 				b, err := tx.CreateBucket([]byte("athar.rm.count"))
