@@ -130,6 +130,7 @@ func commands() []command {
 		{"delete", "remove a narration and everything it asserted", cmdDelete},
 		{"backup", "write the whole store as compressed N-Quads (lossless)", cmdBackup},
 		{"restore", "restore a backup into an empty store (or --replace)", cmdRestore},
+		{"compact", "rewrite the store's file without its free pages (serve stopped)", cmdCompact},
 		{"gen", "write a synthetic corpus of narration documents (for load tests and benchmarks)", cmdGen},
 		{"bench", "measure Athar against raw Cayley and write docs/BENCHMARKS.md", cmdBench},
 		{"merge", "make two ids one entity: KEEP takes over everything said of REMOVE", cmdMerge},
