@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -573,11 +574,15 @@ func (m *bulkManifest) flush(final bool) error {
 	m.trees, m.reset, m.bytes = map[string]*btree.BTreeG[bulkItem]{}, map[string]bool{}, 0
 	m.arena = bulkArena{} // the markers set again below keep the slices they use
 	m.flushes++
+	bulkFlushes.Add(1)
 	for _, it := range markers {
 		m.set(pendingBucket, it)
 	}
 	return nil
 }
+
+// bulkFlushes counts the flushes of every buffer in the process (for the tests).
+var bulkFlushes atomic.Int64
 
 // BeginBulk puts the store in bulk mode (see above) until EndBulk or Close: for a command
 // that writes much and exits, with nothing else using the store meanwhile. It does nothing

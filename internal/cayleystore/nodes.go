@@ -82,12 +82,18 @@ func (s *Store) resolveQuads(ctx context.Context, kqs *kv.QuadStore, prims []*pr
 	for _, p := range prims {
 		ids = append(ids, p.Subject, p.Predicate, p.Object, p.Label)
 	}
+	return s.resolveQuadIDs(ctx, kqs, ids)
+}
+
+// resolveQuadIDs is resolveQuads of quads given as their node ids, four a quad (subject,
+// predicate, object, label).
+func (s *Store) resolveQuadIDs(ctx context.Context, kqs *kv.QuadStore, ids []uint64) ([]quad.Quad, error) {
 	vals, err := s.values(ctx, kqs, ids)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]quad.Quad, len(prims))
-	for i := range prims {
+	out := make([]quad.Quad, len(ids)/4)
+	for i := range out {
 		v := vals[4*i : 4*i+4]
 		out[i] = quad.Quad{Subject: v[0], Predicate: v[1], Object: v[2], Label: v[3]}
 	}

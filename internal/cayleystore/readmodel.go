@@ -378,11 +378,12 @@ func (s *Store) openReadModel(ctx context.Context) error {
 	return s.rebuildReadModel(ctx)
 }
 
-// rebuildReadModel builds the read model from one scan of the store. The quads it keeps are
-// gathered during the scan (bbolt must not write while the scan's read transaction is
-// open), its rows and counts built in memory -- the read model's size, once -- and
-// written after it in key order, under rmPendingKey so that a rebuild cut short starts
-// again at the next Open.
+// rebuildReadModel builds the read model from one scan of the store, under rmPendingKey so
+// that a rebuild cut short starts again at the next Open. On bbolt its rows and counts go
+// through bulk mode's buffer (bulk.go), which writes them in key order whenever it passes
+// its budget: the rebuild's memory is the budget and the scan's quad ids, whatever the
+// store's size. (Built whole in memory and written once, the read model took some 15 GB
+// at 100,000 narrations.)
 func (s *Store) rebuildReadModel(ctx context.Context) error {
 	err := s.man.update(func(tx manifestTx) error {
 		if bt, ok := tx.(boltTx); ok { // only a store on disk can be of an earlier layout
@@ -400,46 +401,51 @@ func (s *Store) rebuildReadModel(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read model: rebuild: %w", err)
 	}
-	qs, err := s.scanReadModel(ctx)
-	// The rows and counts are built in memory, then written bucket by bucket in key
-	// order: bbolt appends sorted keys to full pages instead of splitting pages at random
-	// places (at 3,000 narrations, 26 s the other way).
-	mem := newMemManifest()
-	for _, q := range qs {
-		if err == nil {
-			err = rmApply(mem, q, true)
+	man := s.man // in memory (memstore): written directly
+	var buf *bulkManifest
+	if base, ok := s.man.(boltManifest); ok {
+		buf = newBulkManifest(base)
+		err = base.db.View(func(tx *bolt.Tx) error { buf.listDisk(tx, bulkListMax); return nil })
+		man = buf
+	}
+	// The quads are applied a batch at a time: one transaction of the buffer (or of
+	// memory) each, and the buffer written out between them once past its budget.
+	var narrations []athar.ID
+	var batch []quad.Quad
+	apply := func() error {
+		err := man.update(func(tx manifestTx) error {
+			for _, q := range batch {
+				if err := rmApply(tx, q, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		batch = batch[:0]
+		if err == nil && buf != nil && (buf.bytes > buf.budget() || buf.arena.used > buf.budget()) {
+			err = buf.flush(false)
 		}
+		return err
 	}
 	if err == nil {
-		err = s.routesRebuild(ctx, qs, mem)
+		err = s.scanReadModel(ctx, func(q quad.Quad) error {
+			if id, ok := narrationTyped(q); ok {
+				narrations = append(narrations, id)
+			}
+			if batch = append(batch, q); len(batch) == scanBatch {
+				return apply()
+			}
+			return nil
+		})
 	}
-	qs = nil
-	const rmChunk = 100000
-	for _, b := range rmBuckets {
-		keys := mem.keys(b)
-		for len(keys) > 0 && err == nil {
-			n := min(rmChunk, len(keys))
-			err = s.man.update(func(tx manifestTx) error {
-				put := tx.put
-				if bt, ok := tx.(boltTx); ok {
-					// Keys come in order: fill the pages rather than split them in half.
-					bk, err := bt.tx.CreateBucketIfNotExists([]byte(b))
-					if err != nil {
-						return err
-					}
-					bk.FillPercent = 0.95
-					put = func(_, k string, v []byte) error { return bk.Put([]byte(k), v) }
-				}
-				for _, k := range keys[:n] {
-					if err := put(b, k, mem.get(b, k)); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			keys = keys[n:]
-		}
-		delete(mem.buckets, b)
+	if err == nil {
+		err = apply()
+	}
+	if err == nil {
+		err = man.update(func(tx manifestTx) error { return s.routesRebuild(ctx, narrations, tx) })
+	}
+	if err == nil && buf != nil {
+		err = buf.flush(true)
 	}
 	if err == nil {
 		err = s.man.update(func(tx manifestTx) error { return tx.del(pendingBucket, rmPendingKey) })
@@ -460,17 +466,8 @@ func (s *Store) CheckReadModel(ctx context.Context) error {
 		return err
 	}
 	defer s.mu.RUnlock()
-	qs, err := s.scanReadModel(ctx)
+	want, err := s.buildReadModel(ctx)
 	if err != nil {
-		return fmt.Errorf("read model: check: %w", err)
-	}
-	want := newMemManifest()
-	for _, q := range qs {
-		if err := rmApply(want, q, true); err != nil {
-			return fmt.Errorf("read model: check: %w", err)
-		}
-	}
-	if err := s.routesRebuild(ctx, qs, want); err != nil {
 		return fmt.Errorf("read model: check: %w", err)
 	}
 	var diffs []string
@@ -506,31 +503,53 @@ func (s *Store) CheckReadModel(ctx context.Context) error {
 	return nil
 }
 
-// scanReadModel reads every quad of the store once and returns those the read model keeps
-// rows for (plain triples, entity records). On the KV backends it resolves the terms of
-// those quads only. It counts as one full scan. Callers hold a lock (or own the store).
-func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
+// buildReadModel builds the whole read model in memory from one scan of the store: what a
+// rebuild writes and a check compares. The quads stream through it as the scan resolves
+// them, so that what it holds is the rows, not the quads as well.
+func (s *Store) buildReadModel(ctx context.Context) (*memManifest, error) {
+	mem := newMemManifest()
+	var narrations []athar.ID
+	err := s.scanReadModel(ctx, func(q quad.Quad) error {
+		if id, ok := narrationTyped(q); ok {
+			narrations = append(narrations, id)
+		}
+		return rmApply(mem, q, true)
+	})
+	if err == nil {
+		err = s.routesRebuild(ctx, narrations, mem)
+	}
+	return mem, err
+}
+
+// scanReadModel reads every quad of the store once and calls fn with those the read model
+// keeps rows for (plain triples, entity records), in no particular order. On the KV
+// backends it resolves the terms of those quads only, scanBatch at a time, after the scan:
+// fn may then write to bbolt, which it must not do while the scan's read transaction is
+// open (a commit that grows the file waits for every reader to finish). It counts as one
+// full scan. Callers hold a lock (or own the store).
+func (s *Store) scanReadModel(ctx context.Context, fn func(quad.Quad) error) error {
 	s.fullScans.Add(1)
 	ctx = athar.WholeScan(ctx) // every quad: none of their values belongs in the node cache
-	var out []quad.Quad
-	add := func(q quad.Quad) {
+	add := func(q quad.Quad) error {
 		if labelOf(q) != "" && readModelKeeps(q) {
-			out = append(out, q)
+			return fn(q)
 		}
+		return nil
 	}
 	kqs, ok := s.qs.(*kv.QuadStore)
 	if !ok {
-		err := each(ctx, s.qs.QuadsAllIterator(), func(r graph.Ref) error {
+		return each(ctx, s.qs.QuadsAllIterator(), func(r graph.Ref) error {
 			q, err := s.qs.Quad(r)
 			if err == nil {
-				add(q)
+				err = add(q)
 			}
 			return err
 		})
-		return out, err
 	}
 	kept := map[uint64]bool{} // predicate node id -> a predicate the read model keeps
-	var prims []*proto.Primitive
+	// The quads kept, as their four node ids: 32 bytes a quad, where Cayley's primitives
+	// took some 100 (1.4 GB at 100,000 narrations).
+	var ids []uint64
 	err := each(ctx, kqs.QuadsAllIterator(), func(r graph.Ref) error {
 		p, ok := r.(*proto.Primitive)
 		if !ok {
@@ -547,22 +566,28 @@ func (s *Store) scanReadModel(ctx context.Context) ([]quad.Quad, error) {
 			kept[p.Predicate] = keep
 		}
 		if keep {
-			prims = append(prims, p)
+			ids = append(ids, p.Subject, p.Predicate, p.Object, p.Label)
 		}
 		return nil
 	})
-	for len(prims) > 0 && err == nil {
-		n := min(len(prims), 100000)
+	for len(ids) > 0 && err == nil {
+		n := min(len(ids), 4*scanBatch)
 		var qs []quad.Quad
-		if qs, err = s.resolveQuads(ctx, kqs, prims[:n]); err == nil {
+		if qs, err = s.resolveQuadIDs(ctx, kqs, ids[:n]); err == nil {
 			for _, q := range qs {
-				add(q)
+				if err = add(q); err != nil {
+					break
+				}
 			}
 		}
-		prims = prims[n:]
+		ids = ids[n:]
 	}
-	return out, err
+	return err
 }
+
+// scanBatch is how many quads scanReadModel resolves, and a rebuild applies, at a time. A
+// variable for the tests.
+var scanBatch = 100000
 
 // rmList calls fn with the claims of one list (an entity's or a predicate's) in order,
 // from the first after the sort key after ("" from the start), each with the labels of

@@ -24,7 +24,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/cayleygraph/quad"
 
@@ -266,21 +266,20 @@ func routesPut(tx manifestTx, rows map[athar.ID][]byte) error {
 	return nil
 }
 
-// routesRebuild puts the row of every narration the scan's quads type as one into tx (a
-// rebuild's, or a check's, in memory).
-func (s *Store) routesRebuild(ctx context.Context, qs []quad.Quad, tx manifestTx) error {
-	seen := map[athar.ID]bool{}
-	var ids []athar.ID
-	for _, q := range qs {
-		if iriOf(q.Predicate) != athar.RDFType || iriOf(q.Object) != athar.TypeNarration.IRI() {
-			continue
-		}
-		if id, ok := narrationLabel(iriOf(q.Subject)); ok && !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
-		}
+// narrationTyped returns the narration q types as one, if it does (rdf:type
+// vocab:Narration): the narrations whose rows routesRebuild writes.
+func narrationTyped(q quad.Quad) (athar.ID, bool) {
+	if iriOf(q.Predicate) != athar.RDFType || iriOf(q.Object) != athar.TypeNarration.IRI() {
+		return "", false
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return narrationLabel(iriOf(q.Subject))
+}
+
+// routesRebuild puts the row of every narration in ids (those the scan's quads type as
+// one, narrationTyped) into tx (a rebuild's, or a check's, in memory).
+func (s *Store) routesRebuild(ctx context.Context, ids []athar.ID, tx manifestTx) error {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	for _, id := range ids {
 		v, err := s.routesRow(ctx, id)
 		if err != nil {

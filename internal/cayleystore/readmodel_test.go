@@ -264,28 +264,41 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			st := openBbolt(t, dir)
-			if err := st.Apply(ctx, fixtureBase...); err != nil {
-				t.Fatal(err)
-			}
-			c.break_(t, st, dir)
-			st = openBbolt(t, dir)
-			if st.rmStale {
-				t.Error("the read model is still stale after Open")
-			}
-			st.Close()
-			editBolt(t, dir, func(tx *bolt.Tx) error {
-				if tx.Bucket([]byte("athar.rm.count")) != nil {
-					t.Error("the bucket of counts of the earlier layout is still there")
+		// The rebuild writes through bulk mode's buffer: once at its end, or, with a
+		// budget of a few rows and three quads a batch, after nearly every batch, each
+		// write among the rows and counts the earlier ones left on disk.
+		for _, budget := range []int{bulkBudget, 64} {
+			t.Run(fmt.Sprintf("%s, budget %d", c.name, budget), func(t *testing.T) {
+				defer func(b, n int) { bulkBudget, scanBatch = b, n }(bulkBudget, scanBatch)
+				if budget != bulkBudget {
+					bulkBudget, scanBatch = budget, 3
 				}
-				return nil
+				dir := t.TempDir()
+				st := openBbolt(t, dir)
+				if err := st.Apply(ctx, fixtureBase...); err != nil {
+					t.Fatal(err)
+				}
+				c.break_(t, st, dir)
+				flushes := bulkFlushes.Load()
+				st = openBbolt(t, dir)
+				if n := bulkFlushes.Load() - flushes; budget == 64 && n < 3 {
+					t.Errorf("the rebuild wrote the buffer %d times, want many", n)
+				}
+				if st.rmStale {
+					t.Error("the read model is still stale after Open")
+				}
+				st.Close()
+				editBolt(t, dir, func(tx *bolt.Tx) error {
+					if tx.Bucket([]byte("athar.rm.count")) != nil {
+						t.Error("the bucket of counts of the earlier layout is still there")
+					}
+					return nil
+				})
+				if got := dumpReadModel(t, dir); !reflect.DeepEqual(got, want) {
+					t.Errorf("rebuilt read model =\n%q\nApply keeps\n%q", got, want)
+				}
 			})
-			if got := dumpReadModel(t, dir); !reflect.DeepEqual(got, want) {
-				t.Errorf("rebuilt read model =\n%q\nApply keeps\n%q", got, want)
-			}
-		})
+		}
 	}
 }
 
