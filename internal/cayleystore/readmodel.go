@@ -32,6 +32,7 @@ package cayleystore
 // same way.
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -360,12 +361,22 @@ func (s *Store) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
 // openReadModel builds the read model whole when it is missing, or a bucket of it is (a
 // store made before that bucket existed), or it may disagree with Cayley (rmPendingKey
 // marked by an Apply a crash cut short, or a rebuild cut short).
+//
+// A mark that holds the redo of a change (redo.go) is finished instead: the change's rows
+// and entries written as its Apply would have, without a scan.
 func (s *Store) openReadModel(ctx context.Context) error {
-	var rebuild bool
+	var rebuild, replayable bool
+	var redo []byte
 	err := s.man.view(func(tx manifestTx) error {
-		rebuild = tx.get(pendingBucket, rmPendingKey) != nil
+		if v := tx.get(pendingBucket, rmPendingKey); v != nil {
+			rebuild, redo = true, bytes.Clone(v)
+		}
+		// Only a change's redo over a read model and manifest otherwise whole can finish it.
+		replayable = len(redo) > 0 && tx.exists(manifestBucket) && tx.get(pendingBucket, rebuildAllKey) == nil
 		for _, b := range rmBuckets {
-			rebuild = rebuild || !tx.exists(b)
+			if !tx.exists(b) {
+				rebuild, replayable = true, false
+			}
 		}
 		return nil
 	})
@@ -375,7 +386,33 @@ func (s *Store) openReadModel(ctx context.Context) error {
 	if !rebuild {
 		return nil
 	}
+	if replayable {
+		if err := s.replayRedo(ctx, redo); err == nil {
+			return nil
+		} else if s.logger != nil {
+			s.logger.Warn("the write a crash cut short cannot be finished from its redo: rebuilding the read model from the store", "err", err)
+		}
+	}
 	return s.rebuildReadModel(ctx)
+}
+
+// replayRedo finishes the change whose redo the read model's mark holds: step 3 of its
+// Apply (finishApply), which writes its labels' entries and the read model's rows and
+// clears the marks. If that fails, the read model is left stale for a rebuild.
+func (s *Store) replayRedo(ctx context.Context, redo []byte) error {
+	change, stale, err := decodeRedo(redo)
+	if err != nil {
+		return err
+	}
+	s.finishApply(ctx, change, stale, false)
+	if s.rmStale {
+		return errors.New("the change's rows could not be written")
+	}
+	s.replayed++
+	if s.logger != nil {
+		s.logger.Info("finished the write a crash cut short, from its redo", "narrations", len(change.labels))
+	}
+	return nil
 }
 
 // rebuildReadModel builds the read model from one scan of the store, under rmPendingKey so

@@ -53,7 +53,10 @@ type Store struct {
 	// hide, while Apply reads what a removal leaves (see applyRemoval), holds the quads it
 	// removes -- their node ids: subject, predicate, object, label -- which quadsWith and
 	// withPredicate then skip. Set and read under the write lock.
-	hide map[[4]uint64]bool
+	hide   map[[4]uint64]bool
+	logger *slog.Logger // bbolt: what Open was given (may be nil)
+	// replayed counts the changes Open finished from their redo (see redo.go).
+	replayed int
 	// ids holds, after a commit of Cayley's on bbolt, the ids of the terms its transaction
 	// read and wrote (see termIDs). Set and read under the write lock.
 	ids termIDs
@@ -138,7 +141,7 @@ func openBolt(dir string, logger *slog.Logger) (*Store, error) {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	st := &Store{qs: qs, join: hdb, lock: lock, nodes: newNodeCache(), man: man}
+	st := &Store{qs: qs, join: hdb, lock: lock, nodes: newNodeCache(), man: man, logger: logger}
 	st.unpin(nil) // pins a crash between Apply's two transactions may have left
 	// The read model first: the manifest's rebuild clears the pending marks.
 	if err := st.openReadModel(context.Background()); err != nil {
@@ -261,7 +264,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		}
 	}
 	beside := s.writeBeside(change)
-	stale, err = s.commitCayley(tx.Deltas, change.labels, joined, stale)
+	stale, err = s.commitCayley(tx.Deltas, change, joined, stale)
 	rowsWritten := beside != nil && beside.wait(err == nil)
 	if err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
@@ -275,10 +278,23 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		// the next Apply (or Open, after a crash) removes.
 		s.unpin(pins)
 	}
-	// The change is committed: a failure to update the manifest is not the caller's. It
-	// leaves the labels pending, which NarrationQuads answers by scanning and the next Apply
-	// of them or Open rebuilds.
-	wctx := context.WithoutCancel(ctx)
+	s.finishApply(context.WithoutCancel(ctx), change, stale, rowsWritten)
+	s.bulkSpill()
+	return nil
+}
+
+// finishApply is step 3 of an Apply whose change Cayley has committed: the manifest's
+// entries of its labels and the read model's rows, in one transaction, which also clears
+// their marks; then the entries of the labels that were pending already (stale), or that
+// the change both added and removed quads of, rebuilt from the store. rowsWritten says the
+// rows are written already (bulk mode's writeBeside). Open runs it too, for a change a
+// crash cut short before it (see redo.go). Callers hold the write lock.
+//
+// The change is committed: a failure here is not the caller's. It leaves the labels
+// pending, which NarrationQuads answers by scanning and the next Apply of them or Open
+// rebuilds, and the read model stale (rmStale: reads from Cayley until Open rebuilds it).
+func (s *Store) finishApply(wctx context.Context, change *manifestChange, stale []string, rowsWritten bool) {
+	var err error
 	// The narrations' rows (routesChange) are read from Cayley beside the records: both
 	// only read the committed store, and together they were a twentieth of a load.
 	var routes map[athar.ID][]byte
@@ -296,7 +312,7 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	<-routesRead
 	if err != nil {
 		s.rmStale = true
-		return nil
+		return
 	}
 	var rm func(manifestTx) error
 	if !s.rmStale {
@@ -343,8 +359,6 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	if err == nil && len(rebuild) > 0 {
 		_ = s.rebuildLabels(wctx, rebuild)
 	}
-	s.bulkSpill()
-	return nil
 }
 
 // newTransaction is Cayley's transaction of the changesets (n quads in all): their removals,
@@ -400,7 +414,8 @@ func (s *Store) markOutside(labels []string) (stale []string, joined bool, err e
 // same transaction when joined (see markOutside). It returns the labels that were marked
 // already (stale, for those marked outside). When it fails, Cayley is unchanged and so
 // are the marks.
-func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool, stale []string) ([]string, error) {
+func (s *Store) commitCayley(deltas []graph.Delta, change *manifestChange, joined bool, stale []string) ([]string, error) {
+	labels := change.labels
 	opts := graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}
 	if s.join != nil {
 		// The ids of the terms Cayley resolves and creates, for the manifest's records
@@ -424,6 +439,13 @@ func (s *Store) commitCayley(deltas []graph.Delta, labels []string, joined bool,
 	if !marked {
 		s.join.first = func(ctx context.Context, tx hkv.Tx) (err error) {
 			stale, err = markPendingIn(ctx, tx, labels)
+			if err == nil && !s.rmStale {
+				// The redo of the change, for Open to finish it if step 3 never runs.
+				var redo []byte
+				if redo, err = encodeRedo(change, stale); err == nil {
+					err = (&hkvTx{ctx: ctx, tx: tx}).put(pendingBucket, rmPendingKey, redo)
+				}
+			}
 			marked = err == nil
 			return err
 		}
