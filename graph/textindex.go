@@ -134,26 +134,43 @@ func TextDoc(n *athar.Narration) textindex.Doc {
 }
 
 // OpenTextIndex opens the full-text index in dir ("" for one in memory) and brings it in
-// step with st: when the index is missing, of another schema version, unreadable, or its
-// stamp disagrees with the narrations st holds (a write it missed: athar load while the
-// server was stopped, a crash between the store's commit and the index's), it is built
-// again from st. Checking reads every narration's summary and manifest entry;
-// rebuilding reads the narrations and indexes them. Keep it in step afterwards with TextIndexSubscriber.
+// step with st. When its stamp disagrees with the narrations st holds (a write it missed:
+// athar load while the server was stopped, a crash between the store's commit and the
+// index's), it catches up: the narrations whose entry differs from the store's are indexed
+// again and those the store no longer holds removed (catchUp). When the index is missing,
+// of another schema version, unreadable, or still disagrees after catching up, it is built
+// again from st. Checking reads every narration's summary and manifest entry; catching up
+// reads the index's entries and the narrations that changed; rebuilding reads every
+// narration and indexes it. Keep it in step afterwards with TextIndexSubscriber.
 func OpenTextIndex(ctx context.Context, dir string, st narrationReader, logger *slog.Logger) (*textindex.Index, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	start := time.Now()
-	want, n, err := storeStamp(ctx, st)
+	want, sources, err := storeStamp(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("open text index: %w", err)
 	}
+	n := len(sources)
 	ix, err := textindex.Open(dir)
 	if err == nil {
 		var have textindex.Stamp
 		if have, err = ix.Stamp(); err == nil && have == want {
 			logger.Info("text index in step with the store", "dir", dir, "narrations", n, "checked_in", time.Since(start).String())
 			return ix, nil
+		}
+		if err == nil && have != (textindex.Stamp{}) {
+			stale, extra, cerr := catchUp(ctx, st, ix, sources)
+			if cerr == nil {
+				have, cerr = ix.Stamp()
+			}
+			if cerr == nil && have == want {
+				logger.Info("text index caught up with the store", "dir", dir, "narrations", n, "indexed_again", stale, "removed", extra, "took", time.Since(start).String())
+				return ix, nil
+			}
+			if err = cerr; err == nil {
+				err = fmt.Errorf("stamp %s after catching up, the store's %s", have, want)
+			}
 		}
 		ix.Close()
 		if err == nil && have == (textindex.Stamp{}) {
@@ -180,6 +197,46 @@ func OpenTextIndex(ctx context.Context, dir string, st narrationReader, logger *
 	return ix, nil
 }
 
+// catchUp brings ix in step with st by difference: sources is every narration st holds
+// with its textSource. It returns how many narrations it indexed again and removed.
+func catchUp(ctx context.Context, st narrationReader, ix *textindex.Index, sources map[string]string) (int, int, error) {
+	stale, extra, err := ix.Diff(ctx, sources)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, id := range extra {
+		if err := ix.Delete(ctx, id); err != nil {
+			return 0, 0, err
+		}
+	}
+	indexed := len(stale)
+	for len(stale) > 0 {
+		batch := stale[:min(len(stale), textBatch)]
+		stale = stale[len(batch):]
+		ids := make([]athar.ID, len(batch))
+		for i, id := range batch {
+			ids[i] = athar.ID(id)
+		}
+		ns, err := st.Narrations(ctx, ids)
+		if err != nil {
+			return 0, 0, err
+		}
+		present := ns[:0]
+		for _, x := range ns {
+			if x != nil {
+				present = append(present, x)
+			}
+		}
+		docs, err := textDocs(ctx, st, present)
+		if err == nil {
+			err = ix.Put(ctx, docs...)
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	return indexed, len(extra), nil
+}
 // TextIndexStale reports whether ix disagrees with the narrations st holds: whether it
 // missed a change. It reads every narration.
 func TextIndexStale(ctx context.Context, st narrationReader, ix *textindex.Index) (bool, error) {
@@ -194,22 +251,23 @@ func TextIndexStale(ctx context.Context, st narrationReader, ix *textindex.Index
 	return have != want, nil
 }
 
-// storeStamp returns the stamp the text index of st's narrations has, and how many there
-// are: from each narration's summary (its corpus record) and the digests of its quads and
-// its record's, without reading the narrations or their quads.
-func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, int, error) {
+// storeStamp returns the stamp the text index of st's narrations has, and the
+// narrations with the textSource of each: from each narration's summary (its corpus
+// record) and the digests of its quads and its record's, without reading the narrations
+// or their quads.
+func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, map[string]string, error) {
 	var s textindex.Stamp
-	count := 0
 	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
 	if err != nil {
-		return s, 0, err
+		return s, nil, err
 	}
+	sources := make(map[string]string, len(ids))
 	for len(ids) > 0 {
 		batch := ids[:min(len(ids), 1000)]
 		ids = ids[len(batch):]
 		sums, err := st.NarrationSummaries(ctx, batch)
 		if err != nil {
-			return s, 0, err
+			return s, nil, err
 		}
 		// Those present, as eachNarration puts them in the index.
 		present, records := make([]athar.ID, 0, len(batch)), make([]string, 0, len(batch))
@@ -221,14 +279,14 @@ func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, int, 
 		}
 		srcs, err := textSources(ctx, st, present, records)
 		if err != nil {
-			return s, 0, err
+			return s, nil, err
 		}
 		for i, id := range present {
 			s.AddSource(string(id), srcs[i])
-			count++
+			sources[string(id)] = srcs[i]
 		}
 	}
-	return s, count, nil
+	return s, sources, nil
 }
 
 // BuildTextIndex puts every narration st holds into ix.

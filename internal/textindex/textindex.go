@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -185,6 +186,58 @@ func (ix *Index) Len() (int, error) {
 	}
 	return int(n), nil
 }
+
+// Diff compares what the index holds with want, the narrations it should hold and the
+// Source of each one's Doc (Doc.Source): it returns those whose entry is missing or of
+// another Doc (stale), and those it holds that want lacks (extra). Its owner re-indexes
+// and deletes them instead of rebuilding the whole index when the stamps disagree (a write
+// the index missed). It reads every entry once, not the texts.
+func (ix *Index) Diff(ctx context.Context, want map[string]string) (stale, extra []string, err error) {
+	held := make(map[string]string, len(want))
+	q := bleve.NewTermQuery(kindEntry)
+	q.SetField(fieldKind)
+	var after []string
+	for {
+		if err := athar.Stopped(ctx, "compare text index"); err != nil {
+			return nil, nil, err
+		}
+		req := bleve.NewSearchRequestOptions(q, diffPage, 0, false)
+		req.Fields = []string{fieldHash}
+		req.SortBy([]string{"_id"})
+		if after != nil {
+			req.SearchAfter = after
+		}
+		res, err := ix.bx.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, nil, athar.E("compare text index", athar.Internal, err)
+		}
+		for _, h := range res.Hits {
+			hash, _ := h.Fields[fieldHash].(string)
+			held[h.ID] = hash
+		}
+		if len(res.Hits) < diffPage {
+			break
+		}
+		after = []string{res.Hits[len(res.Hits)-1].ID}
+	}
+	for n, src := range want {
+		h := hashDoc(Doc{Narration: n, Source: src})
+		if held[n] != hex.EncodeToString(h[:]) {
+			stale = append(stale, n)
+		}
+	}
+	for n := range held {
+		if _, ok := want[n]; !ok {
+			extra = append(extra, n)
+		}
+	}
+	slices.Sort(stale)
+	slices.Sort(extra)
+	return stale, extra, nil
+}
+
+// diffPage is how many entries Diff reads a search (a variable for the tests).
+var diffPage = 10000
 
 // batchTexts is how many texts one Bleve batch holds at most. Each batch is a segment on
 // disk, written and synced before Put returns; larger ones index faster and leave fewer

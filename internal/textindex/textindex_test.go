@@ -3,6 +3,7 @@ package textindex_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -345,6 +346,43 @@ func TestStamp(t *testing.T) {
 	}
 	defer ix.Close()
 	check("reopened", want, 2*len(docs)-3)
+}
+
+// TestDiff: the narrations whose entry differs from the Source their owner gives, or that
+// the index lacks, are stale; those it holds and the owner does not, extra -- over more
+// entries than one page of Diff's reads.
+func TestDiff(t *testing.T) {
+	ctx := context.Background()
+	ix, err := textindex.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	defer textindex.SetDiffPage(100)()
+	const n = 350
+	want := map[string]string{}
+	var docs []textindex.Doc
+	for i := range n {
+		id := fmt.Sprintf("narration:d%05d", i)
+		docs = append(docs, textindex.Doc{Narration: id, Source: "v1", Texts: []textindex.Text{{Language: "en", Text: "a text"}}})
+		want[id] = "v1"
+	}
+	if err := ix.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if stale, extra, err := ix.Diff(ctx, want); err != nil || len(stale)+len(extra) != 0 {
+		t.Fatalf("in step: stale %q, extra %q, %v", stale, extra, err)
+	}
+	want["narration:d00007"] = "v2"  // changed in the store
+	want["narration:new"] = "v1"     // added to it
+	delete(want, "narration:d00300") // deleted from it
+	stale, extra, err := ix.Diff(ctx, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(stale, []string{"narration:d00007", "narration:new"}) || !slices.Equal(extra, []string{"narration:d00300"}) {
+		t.Errorf("stale %q, extra %q", stale, extra)
+	}
 }
 
 func TestPutStopsWithContext(t *testing.T) {
