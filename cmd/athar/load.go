@@ -56,9 +56,15 @@ func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []loa
 	}
 	defer w.Close()
 	start := time.Now()
-	end, err := w.Bulk()
-	if err != nil {
-		return err
+	end := func() error { return nil }
+	bulk := bulkLoad(srcs)
+	if bulk {
+		if end, err = w.Bulk(); err != nil {
+			return err
+		}
+	}
+	if opts.Verbose {
+		fmt.Fprintf(e.stderr, "bulk mode: %v (%d source(s))\n", onOff(bulk), len(srcs))
 	}
 	stats := app.Load(ctx, w, srcs, e.stderr, opts)
 	endErr := end()
@@ -132,4 +138,31 @@ imported. Refused when another narration uses an entity only this one defines.`)
 		fmt.Fprintf(e.stdout, "deleted %s%s\n", id, w.Where())
 	}
 	return nil
+}
+
+// A load of fewer documents than bulkMinDocs, and of fewer bytes than bulkMinBytes, writes
+// each narration as the server does rather than in bulk mode: bulk mode's fixed cost (a
+// filter of every quad in the store, built from one read of them, and the buffer written out
+// at the end) is paid back over hundreds of narrations, and on a large store outweighs a
+// few. At 100,000 narrations one document took 21.7 s to load in bulk mode, 0.5 s without
+// (docs/BENCHMARKS-100k.md).
+const (
+	bulkMinDocs  = 100
+	bulkMinBytes = 1 << 20
+)
+
+// bulkLoad reports whether a load of srcs is large enough for bulk mode.
+func bulkLoad(srcs []load.Source) bool {
+	n := 0
+	for _, s := range srcs {
+		n += len(s.Data)
+	}
+	return len(srcs) >= bulkMinDocs || n >= bulkMinBytes
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

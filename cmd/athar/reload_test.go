@@ -30,3 +30,19 @@ func TestReloadScansNothing(t *testing.T) {
 		t.Errorf("re-running the load scanned the store:\n%s", again.stderr)
 	}
 }
+
+// TestBulkModeOnlyForLargeLoads: a load of a few documents writes each narration as the
+// server does; bulk mode, whose fixed cost grows with the store, is for loads of hundreds.
+func TestBulkModeOnlyForLargeLoads(t *testing.T) {
+	env := storeEnv(t)
+	corpus := filepath.Join(t.TempDir(), "corpus")
+	mustCLI(t, nil, "gen", "--n", "120", "--out", corpus)
+	if r := mustCLI(t, env, "load", "-v", corpus); !strings.Contains(r.stderr, "bulk mode: on (120 source(s))") {
+		t.Errorf("a load of 120 documents:\n%s", r.stderr)
+	}
+	seeded := storeEnv(t)
+	mustCLI(t, seeded, "seed") // the ids smallDoc uses
+	if r := cli(t, seeded, smallDoc, "load", "-v", "-"); r.err != nil || !strings.Contains(r.stderr, "bulk mode: off (1 source(s))") {
+		t.Errorf("a load of one document: %v\n%s", r.err, r.stderr)
+	}
+}
