@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/athar-hadith/athar/internal/app"
@@ -51,9 +52,13 @@ See docs/corpus.md.`
 	}
 	defer w.Close()
 	start := time.Now()
-	end, err := w.Bulk()
-	if err != nil {
-		return err
+	// Bulk mode for edition files; a few one-hadith files take the server's write path
+	// (see bulkLoad).
+	end := func() error { return nil }
+	if size := filesSize(fs.Args()); size < 0 || size >= bulkMinBytes {
+		if end, err = w.Bulk(); err != nil {
+			return err
+		}
 	}
 	stats, err := corpusload.Run(ctx, w, fs.Args(), corpusload.Options{Report: e.stderr, Progress: corpusProgress(e.stderr), NoChains: !*chains})
 	endErr := end()
@@ -87,4 +92,18 @@ func corpusProgress(out io.Writer) func(collection string, done, total int) {
 			bar(done, total)
 		}
 	}
+}
+
+// filesSize is the total size of the named files, or -1 when one cannot be read (the
+// import then reports it).
+func filesSize(paths []string) int64 {
+	var n int64
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return -1
+		}
+		n += fi.Size()
+	}
+	return n
 }
