@@ -237,6 +237,7 @@ func catchUp(ctx context.Context, st narrationReader, ix *textindex.Index, sourc
 	}
 	return indexed, len(extra), nil
 }
+
 // TextIndexStale reports whether ix disagrees with the narrations st holds: whether it
 // missed a change. It reads every narration.
 func TextIndexStale(ctx context.Context, st narrationReader, ix *textindex.Index) (bool, error) {
