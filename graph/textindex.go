@@ -235,6 +235,13 @@ func catchUp(ctx context.Context, st narrationReader, ix *textindex.Index, sourc
 			return 0, 0, err
 		}
 	}
+	if indexed+len(extra) > textBatch {
+		// Many batches written, each a segment: merged into one, as after a build, so
+		// that searches read one segment.
+		if err := ix.Compact(ctx); err != nil {
+			return 0, 0, err
+		}
+	}
 	return indexed, len(extra), nil
 }
 
