@@ -10,8 +10,8 @@ import (
 func cmdCompact(ctx context.Context, e env, args []string) error {
 	fs := newFlags(e, "compact", "[flags]", `Rewrite the store's bbolt file without its free pages. A bbolt file never shrinks: the pages
 that deletes, re-imports and a read model rebuilt at start-up leave free stay in the file,
-and bbolt writes their list at every commit (at 100,000 narrations, a rebuilt read model
-left 1.9 GB free and a 3.9 MB list in every write). Compacting copies every bucket in key
+and bbolt writes their list at every commit (at 100,000 narrations, an upgrade's rebuilt
+read model once left 1.9 GB free and a 3.9 MB list in every write). Compacting copies every bucket in key
 order into a new file beside the store, checks that it holds every key, syncs it and
 renames it over the old one: stopped at any point, the store is as it was. It needs the
 store's directory to itself (stop serve first) and free disk for the copy.`)
