@@ -209,32 +209,14 @@ func catchUp(ctx context.Context, st narrationReader, ix *textindex.Index, sourc
 			return 0, 0, err
 		}
 	}
-	indexed := len(stale)
-	for len(stale) > 0 {
-		batch := stale[:min(len(stale), textBatch)]
-		stale = stale[len(batch):]
-		ids := make([]athar.ID, len(batch))
-		for i, id := range batch {
-			ids[i] = athar.ID(id)
-		}
-		ns, err := st.Narrations(ctx, ids)
-		if err != nil {
-			return 0, 0, err
-		}
-		present := ns[:0]
-		for _, x := range ns {
-			if x != nil {
-				present = append(present, x)
-			}
-		}
-		docs, err := textDocs(ctx, st, present)
-		if err == nil {
-			err = ix.Put(ctx, docs...)
-		}
-		if err != nil {
-			return 0, 0, err
-		}
+	ids := make([]athar.ID, len(stale))
+	for i, id := range stale {
+		ids[i] = athar.ID(id)
 	}
+	if err := putNarrations(ctx, st, ix, ids); err != nil {
+		return 0, 0, err
+	}
+	indexed := len(stale)
 	if indexed+len(extra) > textBatch {
 		// Many batches written, each a segment: merged into one, as after a build, so
 		// that searches read one segment.
@@ -277,7 +259,7 @@ func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, map[s
 		if err != nil {
 			return s, nil, err
 		}
-		// Those present, as eachNarration puts them in the index.
+		// Those present, as putNarrations puts them in the index.
 		present, records := make([]athar.ID, 0, len(batch)), make([]string, 0, len(batch))
 		for _, n := range sums {
 			if n != nil {
@@ -300,13 +282,10 @@ func storeStamp(ctx context.Context, st narrationReader) (textindex.Stamp, map[s
 // BuildTextIndex puts every narration st holds into ix.
 func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index) error {
 	ctx = athar.WholeScan(ctx)
-	err := eachNarration(ctx, st, func(ns []*athar.Narration) error {
-		docs, err := textDocs(ctx, st, ns)
-		if err != nil {
-			return err
-		}
-		return ix.Put(ctx, docs...)
-	})
+	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
+	if err == nil {
+		err = putNarrations(ctx, st, ix, ids)
+	}
 	if err == nil {
 		err = ix.Compact(ctx)
 	}
@@ -316,11 +295,9 @@ func BuildTextIndex(ctx context.Context, st narrationReader, ix *textindex.Index
 	return nil
 }
 
-func eachNarration(ctx context.Context, st narrationReader, fn func([]*athar.Narration) error) error {
-	ids, err := st.EntityIDs(ctx, athar.TypeNarration)
-	if err != nil {
-		return err
-	}
+// putNarrations reads the narrations ids names that st holds, textBatch at a time, and puts
+// their Docs into ix.
+func putNarrations(ctx context.Context, st narrationReader, ix *textindex.Index, ids []athar.ID) error {
 	for len(ids) > 0 {
 		batch := ids[:min(textBatch, len(ids))]
 		ids = ids[len(batch):]
@@ -334,7 +311,11 @@ func eachNarration(ctx context.Context, st narrationReader, fn func([]*athar.Nar
 				present = append(present, x)
 			}
 		}
-		if err := fn(present); err != nil {
+		docs, err := textDocs(ctx, st, present)
+		if err == nil {
+			err = ix.Put(ctx, docs...)
+		}
+		if err != nil {
 			return err
 		}
 	}

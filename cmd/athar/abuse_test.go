@@ -106,21 +106,8 @@ func TestServeBoundedUnderAbuse(t *testing.T) {
 		t.Fatalf("load: %v\n%s", err, out)
 	}
 
-	srv := exec.Command(bin, "serve", "--store", "bbolt:"+storeDir)
-	srv.Env = append(os.Environ(), "ATHAR_ADDR=127.0.0.1:0", "ATHAR_TOKEN=")
-	var logs testsupport.Buffer
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { srv.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		srv.Process.Kill()
-		<-exited
-	})
-	base := "http://" + testsupport.Listening(t, &logs, exited)
-	waitHealthy(t, base, exited, &logs)
+	srv, base, exited, logs := startServe(t, bin, storeDir, "ATHAR_TOKEN=")
+	waitHealthy(t, base, exited, logs)
 
 	// Watch the server: its RSS, and how long /healthz takes.
 	var peakRSS, slowestHealth atomic.Int64

@@ -106,23 +106,7 @@ func TestKillDuringLoad(t *testing.T) {
 		go io.Copy(io.Discard, stderr)
 		_ = cmd.Wait()
 
-		st, err := cayleystore.Open("bbolt:"+storeDir, nil)
-		if err != nil {
-			t.Fatalf("round %d: the store does not reopen after kill -9: %v", round, err)
-		}
-		got := byLabel(t, st)
-		agreesWithScan(t, st, want, got)
-		// The read model (sorted claim lists, counts, entity records) was rebuilt at Open
-		// or still agrees with the quads, row for row.
-		if err := st.CheckReadModel(context.Background()); err != nil {
-			t.Fatalf("round %d: after kill -9: %v", round, err)
-		}
-		st.Close()
-		for label, quads := range got {
-			if !reflect.DeepEqual(quads, want[label]) {
-				t.Fatalf("round %d: %s is stored partially or wrongly: %d quads, want %d", round, label, len(quads), len(want[label]))
-			}
-		}
+		got := checkAfterKill(t, storeDir, want, round)
 		if len(got) > 0 && len(got) < len(want) {
 			sawPartialLoad = true
 		}
@@ -153,6 +137,57 @@ func TestKillDuringLoad(t *testing.T) {
 // agreesWithScan checks that NarrationQuads, which reads the store's manifest, gives for
 // every narration of the corpus what a scan of the store finds (got, from byLabel): a kill
 // between Cayley's commit and the manifest's must not leave a stale entry.
+// checkAfterKill opens the store a kill -9 left and checks it: it opens on its own, its
+// manifest and read model agree with its quads, and every narration of want it holds is
+// whole. It returns those narrations' quads (the seeds a server loaded left out).
+func checkAfterKill(t *testing.T, storeDir string, want map[string][]string, round int) map[string][]string {
+	t.Helper()
+	st, err := cayleystore.Open("bbolt:"+storeDir, nil)
+	if err != nil {
+		t.Fatalf("round %d: the store does not reopen after kill -9: %v", round, err)
+	}
+	defer st.Close()
+	got := map[string][]string{}
+	for label, quads := range byLabel(t, st) {
+		if _, ok := want[label]; ok {
+			got[label] = quads
+		}
+	}
+	agreesWithScan(t, st, want, got)
+	// The read model (sorted claim lists, counts, entity records) was rebuilt or finished at
+	// Open, or still agrees with the quads, row for row.
+	if err := st.CheckReadModel(context.Background()); err != nil {
+		t.Fatalf("round %d: after kill -9: %v", round, err)
+	}
+	for label, quads := range got {
+		if !reflect.DeepEqual(quads, want[label]) {
+			t.Fatalf("round %d: %s is stored partially or wrongly: %d quads, want %d", round, label, len(quads), len(want[label]))
+		}
+	}
+	return got
+}
+
+// startServe starts the built binary's server on storeDir, listening on a free port, with
+// env added to the environment; it returns the process, its base URL, a channel closed
+// when it exits, and its output. The process is killed at the end of the test.
+func startServe(t *testing.T, bin, storeDir string, env ...string) (*exec.Cmd, string, <-chan struct{}, *testsupport.Buffer) {
+	t.Helper()
+	srv := exec.Command(bin, "serve", "--store", "bbolt:"+storeDir)
+	srv.Env = append(append(os.Environ(), "ATHAR_ADDR=127.0.0.1:0"), env...)
+	logs := &testsupport.Buffer{}
+	srv.Stdout, srv.Stderr = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { srv.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		<-exited
+	})
+	return srv, "http://" + testsupport.Listening(t, logs, exited), exited, logs
+}
+
 func agreesWithScan(t *testing.T, st athar.Store, want, got map[string][]string) {
 	t.Helper()
 	for label := range want {
@@ -200,16 +235,7 @@ func TestKillServeDuringWrites(t *testing.T) {
 	storeDir := filepath.Join(t.TempDir(), "store")
 	next := 0 // the next document to import
 	for round := 0; round < 3; round++ {
-		srv := exec.Command(bin, "serve", "--store", "bbolt:"+storeDir)
-		srv.Env = append(os.Environ(), "ATHAR_ADDR=127.0.0.1:0", "ATHAR_TOKEN=kill-test")
-		var logs testsupport.Buffer
-		srv.Stdout, srv.Stderr = &logs, &logs
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { srv.Wait(); close(exited) }()
-		base := "http://" + testsupport.Listening(t, &logs, exited)
+		srv, base, exited, logs := startServe(t, bin, storeDir, "ATHAR_TOKEN=kill-test")
 		// Imports one after the other; the kill comes right after the (round+3)th answer,
 		// with the next import on its way.
 		answered := make(chan struct{}, len(files))
@@ -249,27 +275,7 @@ func TestKillServeDuringWrites(t *testing.T) {
 		<-exited
 		next += round + 3
 
-		st, err := cayleystore.Open("bbolt:"+storeDir, nil)
-		if err != nil {
-			t.Fatalf("round %d: the store does not reopen after kill -9: %v", round, err)
-		}
-		got := byLabel(t, st)
-		ours := map[string][]string{} // the corpus's narrations, not the seeds serve loaded
-		for label, quads := range got {
-			if _, ok := want[label]; ok {
-				ours[label] = quads
-			}
-		}
-		agreesWithScan(t, st, want, ours)
-		if err := st.CheckReadModel(context.Background()); err != nil {
-			t.Fatalf("round %d: after kill -9: %v", round, err)
-		}
-		st.Close()
-		for label, quads := range ours {
-			if !reflect.DeepEqual(quads, want[label]) {
-				t.Fatalf("round %d: %s is stored partially or wrongly: %d quads, want %d", round, label, len(quads), len(want[label]))
-			}
-		}
+		ours := checkAfterKill(t, storeDir, want, round)
 		if len(ours) < next-1 {
 			t.Fatalf("round %d: %d narrations stored after %d imports were answered", round, len(ours), next)
 		}
