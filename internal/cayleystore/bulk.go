@@ -57,6 +57,11 @@ func (m *bulkManifest) budget() int {
 	return bulkBudget << min(m.flushes, bulkBudgetDoublings)
 }
 
+// overBudget reports whether the buffer holds more than it may before it is written out.
+func (m *bulkManifest) overBudget() bool {
+	return m.bytes > m.budget() || m.arena.used > m.budget()
+}
+
 // bulkItemCost is what one buffered entry costs beyond its key and value (the item, the
 // tree's slot, the value's slice header), for the budget.
 const bulkItemCost = 64
@@ -666,7 +671,7 @@ func (s *Store) endBulk() error {
 // bulkSpill writes the buffer out, keeping bulk mode, once it has passed its budget.
 // Callers hold the write lock. A failure is only the buffer staying in memory.
 func (s *Store) bulkSpill() {
-	if m, ok := s.man.(*bulkManifest); ok && (m.bytes > m.budget() || m.arena.used > m.budget()) {
+	if m, ok := s.man.(*bulkManifest); ok && m.overBudget() {
 		_ = m.flush(false)
 	}
 }

@@ -445,41 +445,17 @@ func (s *Store) rebuildReadModel(ctx context.Context) error {
 		err = base.db.View(func(tx *bolt.Tx) error { buf.listDisk(tx, bulkListMax); return nil })
 		man = buf
 	}
-	// The quads are applied a batch at a time: one transaction of the buffer (or of
-	// memory) each, and the buffer written out between them once past its budget.
-	var narrations []athar.ID
-	var batch []quad.Quad
-	apply := func() error {
-		err := man.update(func(tx manifestTx) error {
-			for _, q := range batch {
-				if err := rmApply(tx, q, true); err != nil {
-					return err
+	if err == nil {
+		var spill func() error
+		if buf != nil {
+			spill = func() error {
+				if buf.overBudget() {
+					return buf.flush(false)
 				}
+				return nil
 			}
-			return nil
-		})
-		batch = batch[:0]
-		if err == nil && buf != nil && (buf.bytes > buf.budget() || buf.arena.used > buf.budget()) {
-			err = buf.flush(false)
 		}
-		return err
-	}
-	if err == nil {
-		err = s.scanReadModel(ctx, func(q quad.Quad) error {
-			if id, ok := narrationTyped(q); ok {
-				narrations = append(narrations, id)
-			}
-			if batch = append(batch, q); len(batch) == scanBatch {
-				return apply()
-			}
-			return nil
-		})
-	}
-	if err == nil {
-		err = apply()
-	}
-	if err == nil {
-		err = man.update(func(tx manifestTx) error { return s.routesRebuild(ctx, narrations, tx) })
+		err = s.buildInto(ctx, man, spill)
 	}
 	if err == nil && buf != nil {
 		err = buf.flush(true)
@@ -541,21 +517,50 @@ func (s *Store) CheckReadModel(ctx context.Context) error {
 }
 
 // buildReadModel builds the whole read model in memory from one scan of the store: what a
-// rebuild writes and a check compares. The quads stream through it as the scan resolves
-// them, so that what it holds is the rows, not the quads as well.
+// check compares with the read model kept.
 func (s *Store) buildReadModel(ctx context.Context) (*memManifest, error) {
 	mem := newMemManifest()
+	return mem, s.buildInto(ctx, mem, nil)
+}
+
+// buildInto writes the read model's rows of every quad the store holds into man, from one
+// scan: the quads as the scan resolves them, scanBatch at a time, one transaction of man
+// each, then spill (when given: a rebuild writing its buffer out past its budget); then
+// the narrations' rows.
+func (s *Store) buildInto(ctx context.Context, man manifestKV, spill func() error) error {
 	var narrations []athar.ID
+	var batch []quad.Quad
+	apply := func() error {
+		err := man.update(func(tx manifestTx) error {
+			for _, q := range batch {
+				if err := rmApply(tx, q, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		batch = batch[:0]
+		if err == nil && spill != nil {
+			err = spill()
+		}
+		return err
+	}
 	err := s.scanReadModel(ctx, func(q quad.Quad) error {
 		if id, ok := narrationTyped(q); ok {
 			narrations = append(narrations, id)
 		}
-		return rmApply(mem, q, true)
+		if batch = append(batch, q); len(batch) == scanBatch {
+			return apply()
+		}
+		return nil
 	})
 	if err == nil {
-		err = s.routesRebuild(ctx, narrations, mem)
+		err = apply()
 	}
-	return mem, err
+	if err == nil {
+		err = man.update(func(tx manifestTx) error { return s.routesRebuild(ctx, narrations, tx) })
+	}
+	return err
 }
 
 // scanReadModel reads every quad of the store once and calls fn with those the read model
