@@ -109,16 +109,39 @@ func (r *Raw) LoadNQuads(rd io.Reader, batch int) (int, error) {
 }
 
 // Replace removes the quads remove and adds the quads add in one ApplyDeltas: what a Cayley
-// user does to replace or delete what one narration asserted, knowing its quads.
+// user does to replace or delete what one narration asserted, knowing its quads. A quad in
+// both is left alone (Cayley's Transaction cancels the pair), so a new version of a
+// narration writes only what changed, as Athar's import does. The quads are taken as raw
+// Cayley holds them after loading an N-Quads export (nQuadsForm).
+//
+// Until 2026-12-04 the deltas went to ApplyDeltas as given, a removal and an addition of
+// every quad the two versions share, and Cayley's bbolt backend applied both and left the
+// quad removed: the raw re-import timed removing a whole narration (and, every other run,
+// adding it back), not the change of its title that Athar's timed re-import makes.
 func (r *Raw) Replace(remove, add []athar.Quad) error {
-	deltas := make([]graph.Delta, 0, len(remove)+len(add))
+	tx := graph.NewTransaction()
 	for _, q := range remove {
-		deltas = append(deltas, graph.Delta{Quad: toQuad(q), Action: graph.Delete})
+		tx.RemoveQuad(nQuadsForm(q))
 	}
 	for _, q := range add {
-		deltas = append(deltas, graph.Delta{Quad: toQuad(q), Action: graph.Add})
+		tx.AddQuad(nQuadsForm(q))
 	}
-	return r.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+	return r.qs.ApplyDeltas(tx.Deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true})
+}
+
+// nQuadsForm is q as Cayley's N-Quads reader gives it, and so as a raw store loaded from
+// an export holds it: the reader turns the typed literals of the types it knows
+// (xsd:integer, ...) into native values, where Athar's store keeps every literal as written
+// (toQuad). Until 2026-12-04 Replace took Athar's form, and raw Cayley's delete of a
+// narration left its 47-odd offsets (typed integers) in place, missing as given.
+func nQuadsForm(q athar.Quad) quad.Quad {
+	out := toQuad(q)
+	if ts, ok := out.Object.(quad.TypedString); ok && nquads.AutoConvertTypedString {
+		if v, err := ts.ParseValue(); err == nil {
+			out.Object = v
+		}
+	}
+	return out
 }
 
 // Each calls fn with every quad in the store, in no particular order: those committed when
