@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,5 +31,38 @@ func TestBenchMain(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "n5", "export.nq")); !os.IsNotExist(err) {
 		t.Errorf("the export was left behind: %v", err)
+	}
+}
+
+// TestBenchReuse: --reuse times the queries and writes on the stores a run before left,
+// without loading (no import row), and every run -- the write kinds included, which
+// re-import and delete a narration on both sides -- leaves both stores holding what was
+// loaded, so that the next run can reuse them. Without an earlier run it says so.
+func TestBenchReuse(t *testing.T) {
+	bin := buildAthar(t, "-tags", "bench")
+	work := t.TempDir()
+	if out, err := exec.Command(bin, "bench", "--reuse", "--sizes", "5", "--work", work).CombinedOutput(); err == nil || !strings.Contains(string(out), "no directory of an earlier run") {
+		t.Fatalf("--reuse with nothing to reuse: %v\n%s", err, out)
+	}
+	args := []string{"--sizes", "5", "--queries", "3", "--kinds", "entity,reimport,delete", "--work", work}
+	first := benchSection(t, bin, bench.BenchBegin, bench.BenchEnd, args...)
+	stored, loaded := quadCounts(t, filepath.Join(work, "n5"))
+	if stored < 100 || loaded != stored {
+		t.Fatalf("after the first run athar holds %d quads, raw Cayley %d", stored, loaded)
+	}
+	if !strings.Contains(first, fmt.Sprintf("| 5 | %d | ", stored)) || strings.Contains(first, "Not measured") {
+		t.Fatalf("the first run's import row is missing:\n%s", first)
+	}
+	got := benchSection(t, bin, bench.BenchBegin, bench.BenchEnd, append([]string{"--reuse"}, args...)...)
+	for _, want := range []string{"Not measured at 5 narrations: this run reused", "| 5 | entity, 50 claims |", "| 5 | delete one narration (mutation) |", "| 5 | re-import one narration (mutation) |"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, fmt.Sprintf("| 5 | %d | ", stored)) {
+		t.Errorf("a reusing run has an import row:\n%s", got)
+	}
+	if s, l := quadCounts(t, filepath.Join(work, "n5")); s != stored || l != loaded {
+		t.Errorf("after the reusing run athar holds %d quads, raw Cayley %d; %d and %d before", s, l, stored, loaded)
 	}
 }

@@ -38,6 +38,10 @@ type Config struct {
 	Queries int       // timed requests per query kind (after a warm-up)
 	Kinds   []string  // the query kinds to time (their keys); all when empty
 	Log     io.Writer // progress
+	// Reuse times the queries and writes on the documents and stores an earlier run left
+	// in WorkDir (nN/docs, nN/athar, nN/raw) instead of generating and loading them: the
+	// import is not measured. A run at 100,000 narrations spends most of its hours loading.
+	Reuse bool
 }
 
 // Latency is a distribution summary over Runs timed runs.
@@ -68,6 +72,7 @@ type Result struct {
 	PeakRSS                  int64 // the server's peak resident memory, bytes (VmHWM)
 	AnonRSS                  int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
 	DiskBytes                int64 // the store's size on disk
+	Reused                   bool  // the stores of an earlier run: no import measured
 }
 
 // Run measures every size in turn.
@@ -94,36 +99,21 @@ func logf(w io.Writer, format string, args ...any) {
 }
 
 func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
-	res := Result{Narrations: n}
+	res := Result{Narrations: n, Reused: cfg.Reuse}
 	base := filepath.Join(cfg.WorkDir, fmt.Sprintf("n%d", n))
-	if err := os.RemoveAll(base); err != nil {
-		return res, err
-	}
 	docs := filepath.Join(base, "docs")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
+	storeDir := filepath.Join(base, "athar")
+	rawDir := filepath.Join(base, "raw")
+	if cfg.Reuse {
+		for _, dir := range []string{docs, storeDir, rawDir} {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return res, fmt.Errorf("--reuse: %s: no directory of an earlier run (run without --reuse first)", dir)
+			}
+		}
+		logf(cfg.Log, "reusing the documents and stores in %s", base)
+	} else if err := generateAndLoad(ctx, cfg, n, &res, docs, storeDir); err != nil {
 		return res, err
 	}
-	g := corpus.New(corpus.Options{Narrations: n, Seed: 1}, schema.Vocabulary())
-	for {
-		name, data, ok := g.Next()
-		if !ok {
-			break
-		}
-		if err := os.WriteFile(filepath.Join(docs, name), data, 0o644); err != nil {
-			return res, err
-		}
-	}
-	logf(cfg.Log, "%d narrations generated", n)
-
-	storeDir := filepath.Join(base, "athar")
-	start := time.Now()
-	load := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs)
-	if out, err := load.CombinedOutput(); err != nil {
-		return res, fmt.Errorf("athar load: %v\n%s", err, out)
-	}
-	res.AtharLoad = time.Since(start)
-	res.AtharLoadCPU = load.ProcessState.UserTime() + load.ProcessState.SystemTime()
-	logf(cfg.Log, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
 	res.DiskBytes = dirSize(storeDir)
 
 	st, err := cayleystore.Open("bbolt:"+storeDir, nil)
@@ -141,8 +131,10 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	// included) -- the same quads, and never all of them in memory (held whole, the 100k
 	// store's 23 million quads took 21.5 GB).
 	nq := filepath.Join(base, "export.nq")
-	if _, err := exportNQuads(ctx, cfg.Binary, storeDir, nq); err != nil {
-		return res, err
+	if !cfg.Reuse {
+		if _, err := exportNQuads(ctx, cfg.Binary, storeDir, nq); err != nil {
+			return res, err
+		}
 	}
 	addr, err := freeAddr()
 	if err != nil {
@@ -186,6 +178,10 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		res.Queries = append(res.Queries, q)
 		timed = append(timed, k)
 	}
+	// The narration as loaded again, whatever the writes left: the store can be reused.
+	if err := w.restoreAthar(url); err != nil {
+		return res, fmt.Errorf("restore %s: %w", w.id, err)
+	}
 	res.PeakRSS = procStatus(srv.Process.Pid, "VmHWM:")
 	res.AnonRSS = procStatus(srv.Process.Pid, "RssAnon:")
 	_ = srv.Process.Kill()
@@ -196,12 +192,13 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	// shared its process with the garbage of loading millions of quads: the entity
 	// page's p99 at 10k was 24.4 ms in the run of 03:12, 17.2 ms at 04:20 with the load
 	// moved after the server.)
-	rawDir := filepath.Join(base, "raw")
-	if res.Quads, res.RawLoad, res.RawLoadCPU, err = rawLoad(ctx, cfg.Binary, rawDir, nq); err != nil {
-		return res, err
+	if !cfg.Reuse {
+		if res.Quads, res.RawLoad, res.RawLoadCPU, err = rawLoad(ctx, cfg.Binary, rawDir, nq); err != nil {
+			return res, err
+		}
+		_ = os.Remove(nq)
+		logf(cfg.Log, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
 	}
-	_ = os.Remove(nq)
-	logf(cfg.Log, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
 	// Raw Cayley's lookups of the same facts, in this process.
 	raw, err := cayleystore.OpenRaw(rawDir)
 	if err != nil {
@@ -218,7 +215,42 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		}
 		logf(cfg.Log, "%-26s raw p50 %s p99 %s", k.name, q.Raw.P50, q.Raw.P99)
 	}
+	if err := w.restoreRaw(); err != nil {
+		return res, fmt.Errorf("restore %s in raw Cayley's store: %w", w.id, err)
+	}
 	return res, nil
+}
+
+// generateAndLoad writes the n generated documents into docs (base, their parent, made
+// anew) and times `athar load` of them into storeDir.
+func generateAndLoad(ctx context.Context, cfg Config, n int, res *Result, docs, storeDir string) error {
+	base := filepath.Dir(docs)
+	if err := os.RemoveAll(base); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		return err
+	}
+	g := corpus.New(corpus.Options{Narrations: n, Seed: 1}, schema.Vocabulary())
+	for {
+		name, data, ok := g.Next()
+		if !ok {
+			break
+		}
+		if err := os.WriteFile(filepath.Join(docs, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	logf(cfg.Log, "%d narrations generated", n)
+	start := time.Now()
+	load := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs)
+	if out, err := load.CombinedOutput(); err != nil {
+		return fmt.Errorf("athar load: %v\n%s", err, out)
+	}
+	res.AtharLoad = time.Since(start)
+	res.AtharLoadCPU = load.ProcessState.UserTime() + load.ProcessState.SystemTime()
+	logf(cfg.Log, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
+	return nil
 }
 
 type kind struct {

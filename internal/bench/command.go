@@ -34,6 +34,11 @@ latency over HTTP (p50, p99) against the raw Cayley lookups that fetch the same 
 the server's peak memory and the store's size on disk. The results replace the measured
 section of the --out file (between its bench markers), so the prose around it stays.
 
+With --reuse, time the queries and the writes on what an earlier run of the same sizes
+left in --work (the documents, Athar's store and raw Cayley's) instead of generating and
+loading them again; the import is then not measured. Each run leaves the stores holding
+what was loaded.
+
 With --corpus-store, time instead the queries of docs/corpus.md on a store holding the
 canonical collections (athar seed, then athar corpus import): the store is served as it
 is (give a copy), each query timed --queries times after a warm-up, and the table printed
@@ -77,6 +82,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
 	corpusStore := fs.String("corpus-store", "", "time the corpus queries on this store instead (e.g. bbolt:/tmp/copy)")
 	serverLog := fs.String("server-log", "", "with --corpus-store: append the server's standard error to this file")
+	reuse := fs.Bool("reuse", false, "time the queries and writes on the documents and stores an earlier run of the same sizes left in --work, without generating or loading them (the import is not measured)")
 	corpusImport := fs.Bool("corpus-import", false, "time instead 'athar corpus import' of the edition files given as arguments into a new store in --work, against raw Cayley loading that store's N-Quads export")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -139,7 +145,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 				return usagef("bench: unknown query kind %q (expected one of %s)", k, strings.Join(KindKeys(), ", "))
 			}
 		}
-		results, err := Run(ctx, Config{Sizes: ns, WorkDir: *work, Binary: binary, Queries: *queries, Kinds: ks, Log: stderr})
+		results, err := Run(ctx, Config{Sizes: ns, WorkDir: *work, Binary: binary, Queries: *queries, Kinds: ks, Log: stderr, Reuse: *reuse})
 		if err != nil {
 			return err
 		}

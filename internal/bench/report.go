@@ -28,7 +28,12 @@ func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s`  \nMachine: %s  \nDate: %s\n\n", m.Command, m.Machine, m.Date.Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "### Import\n\n| narrations | quads | athar load | narrations/s | quads/s | raw Cayley (the export's N-Quads, ApplyDeltas, %dk/tx as Athar) | raw quads/s | ratio athar/raw | CPU athar / raw (user+sys) | CPU ratio |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", ingest.TxQuads/1000)
+	var reused []string
 	for _, r := range results {
+		if r.Reused {
+			reused = append(reused, strconv.Itoa(r.Narrations))
+			continue
+		}
 		cpu, cpuRatio := "n/a", "n/a"
 		if r.RawLoadCPU > 0 {
 			cpu = fmt.Sprintf("%s / %s", r.AtharLoadCPU.Round(100*time.Millisecond), r.RawLoadCPU.Round(100*time.Millisecond))
@@ -37,6 +42,9 @@ func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 		fmt.Fprintf(&b, "| %d | %d | %s | %.0f | %.0f | %s | %.0f | %.2f | %s | %s |\n", r.Narrations, r.Quads,
 			r.AtharLoad.Round(time.Millisecond), float64(r.Narrations)/r.AtharLoad.Seconds(), float64(r.Quads)/r.AtharLoad.Seconds(),
 			r.RawLoad.Round(time.Millisecond), float64(r.Quads)/r.RawLoad.Seconds(), r.AtharLoad.Seconds()/r.RawLoad.Seconds(), cpu, cpuRatio)
+	}
+	if len(reused) > 0 {
+		fmt.Fprintf(&b, "\nNot measured at %s narrations: this run reused the stores an earlier run loaded (--reuse).\n", strings.Join(reused, ", "))
 	}
 	b.WriteString("\n### Queries (Athar: HTTP GraphQL to `athar serve`, sequential; raw: Cayley lookups in process)\n\n| narrations | query | athar p50 | athar p99 | raw p50 | raw p99 | ratio p50 | runs (athar/raw) |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {

@@ -32,6 +32,9 @@ type writes struct {
 	quads     []athar.Quad // the narration's quads, as Athar stored them
 	raw       *cayleystore.Raw
 	rawStored bool // whether raw holds quads (a raw delete's next run restores them first)
+	// The document's bytes and the narration's quads as loaded, which restore puts back.
+	original []byte
+	loaded   []athar.Quad
 }
 
 func newWrites(id athar.ID, path string, quads []athar.Quad) (*writes, error) {
@@ -39,7 +42,7 @@ func newWrites(id athar.ID, path string, quads []athar.Quad) (*writes, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &writes{id: id, quads: quads, rawStored: true}
+	w := &writes{id: id, quads: quads, rawStored: true, original: b, loaded: quads}
 	if err := json.Unmarshal(b, &w.doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -124,6 +127,27 @@ func (w *writes) kinds() []kind {
 			rawPrep: rawRestore,
 		},
 	}
+}
+
+// restoreAthar imports the narration as generated into the server at url, which the
+// write kinds left with a new title or without the narration: the store is then as
+// loaded, for a later run to reuse (--reuse).
+func (w *writes) restoreAthar(url string) error {
+	return graphql(url, importMutation, map[string]any{"d": string(w.original)})
+}
+
+// restoreRaw puts the narration's quads as loaded back into raw Cayley's store, in place
+// of what the raw write kinds left there (nothing when none ran).
+func (w *writes) restoreRaw() error {
+	if w.raw == nil {
+		return nil
+	}
+	var now []athar.Quad
+	if w.rawStored {
+		now = w.quads
+	}
+	w.quads, w.rawStored = w.loaded, true
+	return w.raw.Replace(now, w.loaded)
 }
 
 // commonLinkQuery asks for the common link of the first n generated narrations.
