@@ -19,8 +19,6 @@ import (
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
-	"github.com/athar-hadith/athar/internal/corpus"
-	"github.com/athar-hadith/athar/schema"
 )
 
 // BackendConfig says what to measure in the comparison of Cayley's embedded backends
@@ -109,18 +107,8 @@ func corpusQuads(ctx context.Context, cfg BackendConfig, n int) ([]athar.Quad, s
 		return nil, "", err
 	}
 	docs := filepath.Join(base, "docs")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
+	if err := writeCorpus(docs, n); err != nil {
 		return nil, "", err
-	}
-	g := corpus.New(corpus.Options{Narrations: n, Seed: 1}, schema.Vocabulary())
-	for {
-		name, data, ok := g.Next()
-		if !ok {
-			break
-		}
-		if err := os.WriteFile(filepath.Join(docs, name), data, 0o644); err != nil {
-			return nil, "", err
-		}
 	}
 	storeDir := filepath.Join(base, "athar")
 	if out, err := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs).CombinedOutput(); err != nil {

@@ -221,13 +221,9 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	return res, nil
 }
 
-// generateAndLoad writes the n generated documents into docs (base, their parent, made
-// anew) and times `athar load` of them into storeDir.
-func generateAndLoad(ctx context.Context, cfg Config, n int, res *Result, docs, storeDir string) error {
-	base := filepath.Dir(docs)
-	if err := os.RemoveAll(base); err != nil {
-		return err
-	}
+// writeCorpus writes the n documents of the generated corpus every run measures (seed 1)
+// into docs, made if need be.
+func writeCorpus(docs string, n int) error {
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		return err
 	}
@@ -235,11 +231,23 @@ func generateAndLoad(ctx context.Context, cfg Config, n int, res *Result, docs, 
 	for {
 		name, data, ok := g.Next()
 		if !ok {
-			break
+			return nil
 		}
 		if err := os.WriteFile(filepath.Join(docs, name), data, 0o644); err != nil {
 			return err
 		}
+	}
+}
+
+// generateAndLoad writes the n generated documents into docs (base, their parent, made
+// anew) and times `athar load` of them into storeDir.
+func generateAndLoad(ctx context.Context, cfg Config, n int, res *Result, docs, storeDir string) error {
+	base := filepath.Dir(docs)
+	if err := os.RemoveAll(base); err != nil {
+		return err
+	}
+	if err := writeCorpus(docs, n); err != nil {
+		return err
 	}
 	logf(cfg.Log, "%d narrations generated", n)
 	start := time.Now()
