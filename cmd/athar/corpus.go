@@ -59,6 +59,7 @@ See docs/corpus.md.`
 		if end, err = w.Bulk(); err != nil {
 			return err
 		}
+		defer tuneGC(e.getenv, cliLogger(e), bulkGCPercent, bulkMemoryLimit())()
 	}
 	stats, err := corpusload.Run(ctx, w, fs.Args(), corpusload.Options{Report: e.stderr, Progress: corpusProgress(e.stderr), NoChains: !*chains})
 	endErr := end()

@@ -62,6 +62,7 @@ func loadInto(ctx context.Context, e env, cmd string, wf *writeFlags, srcs []loa
 		if end, err = w.Bulk(); err != nil {
 			return err
 		}
+		defer tuneGC(e.getenv, cliLogger(e), bulkGCPercent, bulkMemoryLimit())()
 	}
 	if opts.Verbose {
 		fmt.Fprintf(e.stderr, "bulk mode: %v (%d source(s))\n", onOff(bulk), len(srcs))
