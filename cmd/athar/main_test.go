@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -226,13 +227,20 @@ func write(t *testing.T, path, data string) {
 // startServer runs `athar serve` through run and waits until /healthz answers.
 func startServer(t *testing.T, env map[string]string) (base string, stop func()) {
 	t.Helper()
+	base, _, stop = startServerLogs(t, env)
+	return base, stop
+}
+
+// startServerLogs is startServer with flags for serve, also returning the server's log.
+func startServerLogs(t *testing.T, env map[string]string, flags ...string) (base string, logs *testsupport.Buffer, stop func()) {
+	t.Helper()
 	env["ATHAR_ADDR"] = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan struct{})
 	var runErr error
 	var errb testsupport.Buffer
 	go func() {
-		runErr = run(ctx, []string{"athar", "serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errb)
+		runErr = run(ctx, append([]string{"athar", "serve"}, flags...), func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errb)
 		close(exited)
 	}()
 	base = "http://" + testsupport.Listening(t, &errb, exited)
@@ -256,12 +264,44 @@ func startServer(t *testing.T, env map[string]string) (base string, stop func())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return base, func() {
+	return base, &errb, func() {
 		cancel()
 		<-exited
 		if runErr != nil {
 			t.Errorf("serve: %v\n%s", runErr, errb.String())
 		}
+	}
+}
+
+// serve reads the read model of a store that has one into the page cache as it starts, and
+// says so; --warm=false leaves it.
+func TestServeWarmsTheReadModel(t *testing.T) {
+	env := storeEnv(t)
+	mustCLI(t, env, "seed")
+	_, logs, stop := startServerLogs(t, env)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "read model warmed"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("no warming logged:\n%s", logs.String())
+		}
+	}
+	stop()
+	var warmed struct{ Keys int64 }
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "read model warmed") {
+			if err := json.Unmarshal([]byte(line), &warmed); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if warmed.Keys < 1000 {
+		t.Errorf("warmed %d keys of the seeds' read model", warmed.Keys)
+	}
+
+	_, logs, stop = startServerLogs(t, env, "--warm=false")
+	stop()
+	if strings.Contains(logs.String(), "read model warm") {
+		t.Errorf("--warm=false warmed:\n%s", logs.String())
 	}
 }
 

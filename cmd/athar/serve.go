@@ -24,6 +24,7 @@ unless the environment sets them.`)
 	addr := fs.String("addr", defAddr, "listen address (env ATHAR_ADDR)")
 	corsList := fs.String("cors", e.getenv("ATHAR_CORS_ORIGINS"), "comma-separated origins allowed to call the API from browsers, or * (env ATHAR_CORS_ORIGINS; default: same origin only)")
 	database := addDatabaseFlags(fs, e)
+	warm := fs.Bool("warm", e.getenv("ATHAR_WARM") != "false", "read the store's read model into the page cache in the background at start, so that the first requests do not wait for the disk (env ATHAR_WARM)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -38,6 +39,6 @@ unless the environment sets them.`)
 	defer tuneGC(e.getenv, logger, serveGCPercent, serveMemoryLimit)()
 	return app.Serve(ctx, app.ServeConfig{
 		Mode: mode, Addr: *addr, CORSOrigins: origins, Token: e.getenv("ATHAR_TOKEN"), Stderr: e.stderr,
-		Logger: logger,
+		Logger: logger, NoWarm: !*warm,
 	})
 }

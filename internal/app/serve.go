@@ -9,6 +9,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/athar-hadith/athar/graph"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -32,6 +33,9 @@ type ServeConfig struct {
 	Token       string   // bearer token authorising GraphQL mutations; empty: none allowed
 	Logger      *slog.Logger
 	Stderr      io.Writer // where the seed load reports
+	// NoWarm leaves the store's read model to be read from disk as requests need it,
+	// instead of reading it into the page cache in the background at start (Store.Warm).
+	NoWarm bool
 }
 
 // Serve runs the HTTP server until ctx is done (docs/architecture.md): the store with its
@@ -46,6 +50,18 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	defer raw.Close()
+	if !cfg.NoWarm {
+		go func() {
+			ws, err := raw.Warm(ctx)
+			if err != nil {
+				logger.Warn("warming the read model stopped", "err", err, "keys", ws.Keys)
+				return
+			}
+			if ws.Keys > 0 {
+				logger.Info("read model warmed", "buckets", ws.Buckets, "keys", ws.Keys, "bytes", ws.Bytes, "took", ws.Took.Round(time.Millisecond).String())
+			}
+		}()
+	}
 	m := metrics.New()
 	st := m.Store(raw)
 	read := st
