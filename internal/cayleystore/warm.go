@@ -11,16 +11,16 @@ import (
 
 // Warming the read model.
 //
-// A store's file is mapped, not read: the first request after a server starts that needs
-// a page of the read model waits for the disk, and at 100,000 narrations (a 14 GB file, of
-// which the read model and the manifest are about a third) a page per row it reads. In the
-// harness's first pass over a store just loaded, that put the entity page's p99 at 27 ms
-// where the same requests with the file in the page cache took 16.6 ms. Warm reads the read
-// model's and the manifest's pages in key order -- a bulk load and a rebuild write them in
-// that order, so the kernel's read-ahead brings in runs of them -- as `pg_prewarm` does for
-// PostgreSQL. It reads through the map (nothing is copied: the pages are the kernel's, not
-// the process's own memory) in short read transactions, each under the store's read lock,
-// so a write waits for one chunk at most and a file that grows is never held mapped.
+// A store's file is mapped, not read: the first request after a server starts that needs a
+// page of the read model waits for the disk. At 100,000 narrations (a 14 GB file, of which
+// the read model and the manifest are about a third), the entity pages of 300 people
+// nobody had asked for since the start took 25-29 ms at p99, and 13-15 ms once the read
+// model was warm (docs/BENCHMARKS.md). Warm reads the read model's and the manifest's
+// pages in key order -- a bulk load and a rebuild write them in that order, so the
+// kernel's read-ahead brings in runs of them -- as `pg_prewarm` does for PostgreSQL. It
+// reads through the map (nothing is copied: the pages are the kernel's, not the process's
+// own memory) in short read transactions, each under the store's read lock, so a write
+// waits for one chunk at most and a file that grows is never held mapped.
 
 // WarmStats is what Warm read.
 type WarmStats struct {
