@@ -70,13 +70,16 @@ check-web: web
 build-bench:
 	$(GO) build -tags bench -o bin/athar ./cmd/athar
 
-## bench: measure Athar against raw Cayley and rewrite docs/BENCHMARKS.md (~30 min; not in CI)
+## bench: measure Athar against raw Cayley and rewrite docs/BENCHMARKS.md (~35 min; not in CI)
 BENCH_SIZES ?= 1000,10000
 # Timed requests per query kind: with 1,000 the p99 is the tenth slowest request (with 200,
 # the second, which moves by 2x from one pass to the next on a 2-core machine).
 BENCH_QUERIES ?= 1000
+# Pairs of loads the import is timed in: one pair's ratio moves by 0.05-0.1x from run to
+# run on a 2-core machine, so the report also gives every pair and the median ratio.
+BENCH_IMPORT_ROUNDS ?= 3
 bench: build-bench
-	bin/athar bench --sizes $(BENCH_SIZES) --queries $(BENCH_QUERIES) --out docs/BENCHMARKS.md
+	bin/athar bench --sizes $(BENCH_SIZES) --queries $(BENCH_QUERIES) --import-rounds $(BENCH_IMPORT_ROUNDS) --out docs/BENCHMARKS.md
 
 ## bench-100k: import, memory, every query kind and the writes at 100,000 narrations (3 h or more on 2 cores; 20 GB of disk)
 bench-100k: build-bench

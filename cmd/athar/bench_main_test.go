@@ -19,11 +19,23 @@ import (
 
 // TestBenchMain runs `athar bench` end to end on a tiny generated corpus: it rewrites only
 // its own section, and raw Cayley loads exactly the quads athar stored (counted in both
-// stores; no write kind runs, so both hold what their loads left).
+// stores; no write kind runs, so both hold what their loads left). With --import-rounds it
+// also times further pairs of loads into stores it removes, and gives each pair and the
+// median ratio.
 func TestBenchMain(t *testing.T) {
 	bin := buildAthar(t, "-tags", "bench")
 	work := t.TempDir()
-	got := benchSection(t, bin, bench.BenchBegin, bench.BenchEnd, "--sizes", "5", "--queries", "2", "--kinds", "entity", "--work", work)
+	got := benchSection(t, bin, bench.BenchBegin, bench.BenchEnd, "--sizes", "5", "--queries", "2", "--kinds", "entity", "--import-rounds", "3", "--work", work)
+	for _, want := range []string{"| 5 | 1 | ", "| 5 | 2 | ", "| 5 | 3 | ", "| 5 | median | | | **"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in the pairs of loads:\n%s", want, got)
+		}
+	}
+	for _, dir := range []string{"athar-round2", "raw-round2", "athar-round3", "raw-round3"} {
+		if _, err := os.Stat(filepath.Join(work, "n5", dir)); !os.IsNotExist(err) {
+			t.Errorf("%s was left behind: %v", dir, err)
+		}
+	}
 	stored, loaded := quadCounts(t, filepath.Join(work, "n5"))
 	if stored < 100 || loaded != stored {
 		t.Fatalf("athar holds %d quads, raw Cayley %d", stored, loaded)

@@ -42,7 +42,21 @@ type Config struct {
 	// in WorkDir (nN/docs, nN/athar, nN/raw) instead of generating and loading them: the
 	// import is not measured. A run at 100,000 narrations spends most of its hours loading.
 	Reuse bool
+	// ImportRounds is how many pairs of loads the import is timed in (1 when less): the
+	// first, which the tables give, then pairs into new stores of their own, raw Cayley's
+	// first in every other one. One pair's ratio moves by 0.05-0.1x from run to run on a
+	// 2-core machine; the pairs show how far in the same run.
+	ImportRounds int
 }
+
+// ImportRound is one pair of loads of the same documents into new stores: `athar load`
+// and raw Cayley loading the first store's export.
+type ImportRound struct {
+	Athar, AtharCPU, Raw, RawCPU time.Duration
+}
+
+// Ratio is Athar's load time over raw Cayley's.
+func (r ImportRound) Ratio() float64 { return r.Athar.Seconds() / r.Raw.Seconds() }
 
 // Latency is a distribution summary over Runs timed runs.
 type Latency struct {
@@ -73,6 +87,9 @@ type Result struct {
 	AnonRSS                  int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
 	DiskBytes                int64 // the store's size on disk
 	Reused                   bool  // the stores of an earlier run: no import measured
+	// Rounds are the import's pairs of loads, the first being AtharLoad and RawLoad (with
+	// Config.ImportRounds > 1; empty otherwise).
+	Rounds []ImportRound
 }
 
 // Run measures every size in turn.
@@ -196,8 +213,11 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 		if res.Quads, res.RawLoad, res.RawLoadCPU, err = rawLoad(ctx, cfg.Binary, rawDir, nq); err != nil {
 			return res, err
 		}
-		_ = os.Remove(nq)
 		logf(cfg.Log, "raw cayley load of %d quads: %s (CPU %s)", res.Quads, res.RawLoad, res.RawLoadCPU)
+		if err := importRounds(ctx, cfg, &res, docs, nq, base); err != nil {
+			return res, err
+		}
+		_ = os.Remove(nq)
 	}
 	// Raw Cayley's lookups of the same facts, in this process.
 	raw, err := cayleystore.OpenRaw(rawDir)
@@ -239,6 +259,52 @@ func writeCorpus(docs string, n int) error {
 	}
 }
 
+// importRounds times the import's further pairs of loads (Config.ImportRounds), each into
+// new stores in base removed after it, raw Cayley's load first in every other pair, and
+// records them with the first pair in res.Rounds.
+func importRounds(ctx context.Context, cfg Config, res *Result, docs, nq, base string) error {
+	if cfg.ImportRounds < 2 {
+		return nil
+	}
+	res.Rounds = []ImportRound{{Athar: res.AtharLoad, AtharCPU: res.AtharLoadCPU, Raw: res.RawLoad, RawCPU: res.RawLoadCPU}}
+	for i := 2; i <= cfg.ImportRounds; i++ {
+		var r ImportRound
+		atharDir, rawDir := filepath.Join(base, fmt.Sprintf("athar-round%d", i)), filepath.Join(base, fmt.Sprintf("raw-round%d", i))
+		loadAthar := func() (err error) {
+			r.Athar, r.AtharCPU, err = atharLoad(ctx, cfg.Binary, atharDir, docs)
+			return err
+		}
+		loadRaw := func() (err error) {
+			_, r.Raw, r.RawCPU, err = rawLoad(ctx, cfg.Binary, rawDir, nq)
+			return err
+		}
+		steps := []func() error{loadAthar, loadRaw}
+		if i%2 == 0 {
+			steps[0], steps[1] = loadRaw, loadAthar
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return fmt.Errorf("import round %d: %w", i, err)
+			}
+		}
+		_ = os.RemoveAll(atharDir)
+		_ = os.RemoveAll(rawDir)
+		res.Rounds = append(res.Rounds, r)
+		logf(cfg.Log, "import round %d: athar load %s, raw cayley %s: %.2fx", i, r.Athar, r.Raw, r.Ratio())
+	}
+	return nil
+}
+
+// atharLoad times `athar load` of docs into a new store in dir, process start to exit.
+func atharLoad(ctx context.Context, binary, dir, docs string) (wall, cpu time.Duration, err error) {
+	load := exec.CommandContext(ctx, binary, "load", "--store", "bbolt:"+dir, docs)
+	start := time.Now()
+	if out, err := load.CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("athar load: %v\n%s", err, out)
+	}
+	return time.Since(start), load.ProcessState.UserTime() + load.ProcessState.SystemTime(), nil
+}
+
 // generateAndLoad writes the n generated documents into docs (base, their parent, made
 // anew) and times `athar load` of them into storeDir.
 func generateAndLoad(ctx context.Context, cfg Config, n int, res *Result, docs, storeDir string) error {
@@ -250,13 +316,10 @@ func generateAndLoad(ctx context.Context, cfg Config, n int, res *Result, docs, 
 		return err
 	}
 	logf(cfg.Log, "%d narrations generated", n)
-	start := time.Now()
-	load := exec.CommandContext(ctx, cfg.Binary, "load", "--store", "bbolt:"+storeDir, docs)
-	if out, err := load.CombinedOutput(); err != nil {
-		return fmt.Errorf("athar load: %v\n%s", err, out)
+	var err error
+	if res.AtharLoad, res.AtharLoadCPU, err = atharLoad(ctx, cfg.Binary, storeDir, docs); err != nil {
+		return err
 	}
-	res.AtharLoad = time.Since(start)
-	res.AtharLoadCPU = load.ProcessState.UserTime() + load.ProcessState.SystemTime()
 	logf(cfg.Log, "athar load: %s (CPU %s)", res.AtharLoad, res.AtharLoadCPU)
 	return nil
 }

@@ -82,6 +82,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 	backends := fs.String("backends", "", "compare these Cayley backends instead (e.g. bbolt,leveldb,badger)")
 	corpusStore := fs.String("corpus-store", "", "time the corpus queries on this store instead (e.g. bbolt:/tmp/copy)")
 	serverLog := fs.String("server-log", "", "with --corpus-store: append the server's standard error to this file")
+	rounds := fs.Int("import-rounds", 1, "time the import in this many pairs of loads (athar load and raw Cayley's), each into new stores, raw Cayley's first in every other pair: the tables give the first, a table after them every pair and the median ratio")
 	reuse := fs.Bool("reuse", false, "time the queries and writes on the documents and stores an earlier run of the same sizes left in --work, without generating or loading them (the import is not measured)")
 	corpusImport := fs.Bool("corpus-import", false, "time instead 'athar corpus import' of the edition files given as arguments into a new store in --work, against raw Cayley loading that store's N-Quads export")
 	if err := fs.Parse(args); err != nil {
@@ -145,7 +146,7 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 				return usagef("bench: unknown query kind %q (expected one of %s)", k, strings.Join(KindKeys(), ", "))
 			}
 		}
-		results, err := Run(ctx, Config{Sizes: ns, WorkDir: *work, Binary: binary, Queries: *queries, Kinds: ks, Log: stderr, Reuse: *reuse})
+		results, err := Run(ctx, Config{Sizes: ns, WorkDir: *work, Binary: binary, Queries: *queries, Kinds: ks, Log: stderr, Reuse: *reuse, ImportRounds: *rounds})
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ func WriteMarkdown(w io.Writer, m Meta, results []Result) error {
 	if len(reused) > 0 {
 		fmt.Fprintf(&b, "\nNot measured at %s narrations: this run reused the stores an earlier run loaded (--reuse).\n", strings.Join(reused, ", "))
 	}
+	writeRounds(&b, results)
 	b.WriteString("\n### Queries (Athar: HTTP GraphQL to `athar serve`, sequential; raw: Cayley lookups in process)\n\n| narrations | query | athar p50 | athar p99 | raw p50 | raw p99 | ratio p50 | runs (athar/raw) |\n| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range results {
 		for _, q := range r.Queries {
@@ -119,4 +121,38 @@ func memTotal() string {
 		}
 	}
 	return "memory unknown"
+}
+
+// writeRounds writes the import's pairs of loads, where a result has more than one: each
+// pair's times and ratio, and the median ratio.
+func writeRounds(b *strings.Builder, results []Result) {
+	header := false
+	for _, r := range results {
+		if len(r.Rounds) < 2 {
+			continue
+		}
+		if !header {
+			b.WriteString("\nThe import in pairs of loads into new stores (the first pair is the one above; raw Cayley's load first in every other pair):\n\n| narrations | pair | athar load | raw Cayley | ratio | CPU athar / raw |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
+			header = true
+		}
+		ratios := make([]float64, len(r.Rounds))
+		for i, p := range r.Rounds {
+			ratios[i] = p.Ratio()
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s / %s |\n", r.Narrations, i+1, p.Athar.Round(time.Millisecond), p.Raw.Round(time.Millisecond),
+				p.Ratio(), p.AtharCPU.Round(100*time.Millisecond), p.RawCPU.Round(100*time.Millisecond))
+		}
+		fmt.Fprintf(b, "| %d | median | | | **%.2f** | |\n", r.Narrations, median(ratios))
+	}
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even count).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else if n > 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return 0
 }
