@@ -3,15 +3,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/bench"
-	"github.com/athar-hadith/athar/internal/cayleystore"
 )
 
 // TestBenchCorpusImport runs `athar bench --corpus-import` on the repository's corpus
@@ -42,23 +39,6 @@ func TestBenchCorpusImport(t *testing.T) {
 // left in dir (dir/athar, dir/raw).
 func quadCounts(t *testing.T, dir string) (stored, loaded int) {
 	t.Helper()
-	st, err := cayleystore.Open("bbolt:"+filepath.Join(dir, "athar"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Quads(context.Background(), func(athar.Quad) error { stored++; return nil })
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := cayleystore.OpenRaw(filepath.Join(dir, "raw"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = raw.Each(context.Background(), func(athar.Quad) error { loaded++; return nil })
-	raw.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stored, loaded
+	s, l := quadSets(t, dir)
+	return len(s), len(l)
 }

@@ -31,6 +31,9 @@ func TestBenchMain(t *testing.T) {
 			t.Errorf("no %q in the pairs of loads:\n%s", want, got)
 		}
 	}
+	if r := cli(t, nil, "", "bench", "--import-rounds", "0", "--work", t.TempDir()); r.err == nil || !strings.Contains(r.err.Error(), "--import-rounds 0") {
+		t.Errorf("--import-rounds 0: %v", r.err)
+	}
 	for _, dir := range []string{"athar-round2", "raw-round2", "athar-round3", "raw-round3"} {
 		if _, err := os.Stat(filepath.Join(work, "n5", dir)); !os.IsNotExist(err) {
 			t.Errorf("%s was left behind: %v", dir, err)

@@ -303,6 +303,16 @@ func TestServeWarmsTheReadModel(t *testing.T) {
 	if strings.Contains(logs.String(), "read model warm") {
 		t.Errorf("--warm=false warmed:\n%s", logs.String())
 	}
+	env["ATHAR_WARM"] = "0"
+	_, logs, stop = startServerLogs(t, env)
+	stop()
+	if strings.Contains(logs.String(), "read model warm") {
+		t.Errorf("ATHAR_WARM=0 warmed:\n%s", logs.String())
+	}
+	env["ATHAR_WARM"] = "sometimes"
+	if r := cli(t, env, "", "serve"); r.err == nil || !strings.Contains(r.err.Error(), `ATHAR_WARM="sometimes"`) {
+		t.Errorf("ATHAR_WARM=sometimes: %v", r.err)
+	}
 }
 
 func TestServeSeedsAnEmptyStore(t *testing.T) {

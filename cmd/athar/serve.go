@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/athar-hadith/athar/internal/app"
@@ -24,7 +25,15 @@ unless the environment sets them.`)
 	addr := fs.String("addr", defAddr, "listen address (env ATHAR_ADDR)")
 	corsList := fs.String("cors", e.getenv("ATHAR_CORS_ORIGINS"), "comma-separated origins allowed to call the API from browsers, or * (env ATHAR_CORS_ORIGINS; default: same origin only)")
 	database := addDatabaseFlags(fs, e)
-	warm := fs.Bool("warm", e.getenv("ATHAR_WARM") != "false", "read the store's read model into the page cache in the background at start, so that the first requests do not wait for the disk (env ATHAR_WARM)")
+	warmDefault := true
+	if v := e.getenv("ATHAR_WARM"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return usageError("serve: ATHAR_WARM=%q: expected true or false", v)
+		}
+		warmDefault = b
+	}
+	warm := fs.Bool("warm", warmDefault, "read the store's read model into the page cache in the background at start, so that the first requests do not wait for the disk (env ATHAR_WARM)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -53,11 +53,11 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if !cfg.NoWarm {
 		go func() {
 			ws, err := raw.Warm(ctx)
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				logger.Warn("warming the read model stopped", "err", err, "keys", ws.Keys)
 				return
 			}
-			if ws.Keys > 0 {
+			if err == nil && ws.Keys > 0 {
 				logger.Info("read model warmed", "buckets", ws.Buckets, "keys", ws.Keys, "bytes", ws.Bytes, "took", ws.Took.Round(time.Millisecond).String())
 			}
 		}()

@@ -87,9 +87,15 @@ type Result struct {
 	AnonRSS                  int64 // at the end, what is not backed by files (RssAnon): heap, no store pages
 	DiskBytes                int64 // the store's size on disk
 	Reused                   bool  // the stores of an earlier run: no import measured
-	// Rounds are the import's pairs of loads, the first being AtharLoad and RawLoad (with
-	// Config.ImportRounds > 1; empty otherwise).
+	// Rounds are the import's pairs of loads after the first (AtharLoad and RawLoad), with
+	// Config.ImportRounds > 1.
 	Rounds []ImportRound
+}
+
+// Pairs are every pair of loads the import was timed in, the first one's included.
+func (r Result) Pairs() []ImportRound {
+	first := ImportRound{Athar: r.AtharLoad, AtharCPU: r.AtharLoadCPU, Raw: r.RawLoad, RawCPU: r.RawLoadCPU}
+	return append([]ImportRound{first}, r.Rounds...)
 }
 
 // Run measures every size in turn.
@@ -261,12 +267,11 @@ func writeCorpus(docs string, n int) error {
 
 // importRounds times the import's further pairs of loads (Config.ImportRounds), each into
 // new stores in base removed after it, raw Cayley's load first in every other pair, and
-// records them with the first pair in res.Rounds.
+// records them in res.Rounds.
 func importRounds(ctx context.Context, cfg Config, res *Result, docs, nq, base string) error {
 	if cfg.ImportRounds < 2 {
 		return nil
 	}
-	res.Rounds = []ImportRound{{Athar: res.AtharLoad, AtharCPU: res.AtharLoadCPU, Raw: res.RawLoad, RawCPU: res.RawLoadCPU}}
 	for i := 2; i <= cfg.ImportRounds; i++ {
 		var r ImportRound
 		atharDir, rawDir := filepath.Join(base, fmt.Sprintf("athar-round%d", i)), filepath.Join(base, fmt.Sprintf("raw-round%d", i))

@@ -91,6 +91,9 @@ func Command(ctx context.Context, args []string, getenv func(string) string, bin
 		}
 		return UsageError{}
 	}
+	if *rounds < 1 {
+		return usagef("bench: --import-rounds %d: expected 1 or more pairs of loads", *rounds)
+	}
 	var ns []int
 	for _, s := range splitList(*sizes) {
 		n, err := strconv.Atoi(s)

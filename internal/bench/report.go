@@ -128,15 +128,16 @@ func memTotal() string {
 func writeRounds(b *strings.Builder, results []Result) {
 	header := false
 	for _, r := range results {
-		if len(r.Rounds) < 2 {
+		if len(r.Rounds) == 0 {
 			continue
 		}
 		if !header {
 			b.WriteString("\nThe import in pairs of loads into new stores (the first pair is the one above; raw Cayley's load first in every other pair):\n\n| narrations | pair | athar load | raw Cayley | ratio | CPU athar / raw |\n| ---: | ---: | ---: | ---: | ---: | ---: |\n")
 			header = true
 		}
-		ratios := make([]float64, len(r.Rounds))
-		for i, p := range r.Rounds {
+		pairs := r.Pairs()
+		ratios := make([]float64, len(pairs))
+		for i, p := range pairs {
 			ratios[i] = p.Ratio()
 			fmt.Fprintf(b, "| %d | %d | %s | %s | %.2f | %s / %s |\n", r.Narrations, i+1, p.Athar.Round(time.Millisecond), p.Raw.Round(time.Millisecond),
 				p.Ratio(), p.AtharCPU.Round(100*time.Millisecond), p.RawCPU.Round(100*time.Millisecond))

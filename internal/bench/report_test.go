@@ -13,8 +13,8 @@ import (
 func TestWriteRounds(t *testing.T) {
 	s := time.Second
 	results := []Result{
-		{Narrations: 10, Rounds: []ImportRound{{Athar: 12 * s, Raw: 10 * s}, {Athar: 14 * s, Raw: 10 * s}, {Athar: 13 * s, Raw: 10 * s}}},
-		{Narrations: 20, Rounds: []ImportRound{{Athar: 11 * s, Raw: 10 * s}, {Athar: 15 * s, Raw: 10 * s}}},
+		{Narrations: 10, AtharLoad: 12 * s, RawLoad: 10 * s, Rounds: []ImportRound{{Athar: 14 * s, Raw: 10 * s}, {Athar: 13 * s, Raw: 10 * s}}},
+		{Narrations: 20, AtharLoad: 11 * s, RawLoad: 10 * s, Rounds: []ImportRound{{Athar: 15 * s, Raw: 10 * s}}},
 		{Narrations: 30},
 	}
 	var b strings.Builder

@@ -30,69 +30,72 @@ type WarmStats struct {
 	Took    time.Duration // the whole of it
 }
 
-// warmChunk is how many keys Warm reads in one read transaction. A variable for the tests.
-var warmChunk = 20000
+// warmChunkKeys is how many keys Warm reads in one read transaction. A variable for the
+// tests.
+var warmChunkKeys = 20000
 
 // Warm reads the pages of the read model's and the manifest's buckets into the page cache
-// (see above). It does nothing on a store kept in memory. ctx stops it early, with ctx's
-// error; so does the store closing (Unavailable).
+// (see above). It does nothing on a store kept in memory (or in bulk mode, whose buffer is
+// in memory already). ctx stops it early, with ctx's error; so does the store closing
+// (Unavailable).
 func (s *Store) Warm(ctx context.Context) (WarmStats, error) {
 	start := time.Now()
 	var st WarmStats
-	m, ok := s.man.(boltManifest)
-	if !ok {
-		return st, nil
-	}
 	var sum byte // what the reads saw, kept alive so that they are made
 	defer func() { runtime.KeepAlive(sum) }()
-	buckets := append([]string{manifestBucket}, rmBuckets...)
-	for _, b := range buckets {
-		var from []byte
-		for {
-			if err := s.rlockFor(ctx); err != nil {
+	for _, b := range append([]string{manifestBucket}, rmBuckets...) {
+		for from, first := []byte(nil), true; first || from != nil; first = false {
+			var err error
+			if from, err = s.warmChunk(ctx, b, from, &st, &sum); err != nil {
 				st.Took = time.Since(start)
 				return st, err
 			}
-			var n int
-			var next []byte
-			err := m.db.View(func(tx *bolt.Tx) error {
-				bk := tx.Bucket([]byte(b))
-				if bk == nil {
-					return nil
-				}
-				if from == nil {
-					st.Buckets++
-				}
-				c := bk.Cursor()
-				k, v := c.First()
-				if from != nil {
-					k, v = c.Seek(from)
-				}
-				for ; k != nil; k, v = c.Next() {
-					if n == warmChunk {
-						next = append([]byte(nil), k...)
-						return nil
-					}
-					n++
-					st.Keys++
-					st.Bytes += int64(len(k) + len(v))
-					sum ^= touch(v)
-				}
-				return nil
-			})
-			s.mu.RUnlock()
-			if err != nil {
-				st.Took = time.Since(start)
-				return st, fmt.Errorf("warm: read %s: %w", b, err)
-			}
-			if next == nil {
-				break
-			}
-			from = next
 		}
 	}
 	st.Took = time.Since(start)
 	return st, nil
+}
+
+// warmChunk reads up to warmChunkKeys keys of bucket from the key from (nil: its first),
+// under the read lock, adding what it read to st and sum, and returns the key to go on
+// from (nil: the bucket is done, or the store is not a bbolt file).
+func (s *Store) warmChunk(ctx context.Context, bucket string, from []byte, st *WarmStats, sum *byte) (next []byte, err error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	m, ok := s.man.(boltManifest)
+	if !ok {
+		return nil, nil
+	}
+	err = m.db.View(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte(bucket))
+		if bk == nil {
+			return nil
+		}
+		c := bk.Cursor()
+		k, v := c.First()
+		if from == nil {
+			st.Buckets++
+		} else {
+			k, v = c.Seek(from)
+		}
+		for n := 0; k != nil; k, v = c.Next() {
+			if n == warmChunkKeys {
+				next = append([]byte(nil), k...)
+				return nil
+			}
+			n++
+			st.Keys++
+			st.Bytes += int64(len(k) + len(v))
+			*sum ^= touch(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("warm: read %s: %w", bucket, err)
+	}
+	return next, nil
 }
 
 // touch reads a byte of every page of v (a value larger than a page lives on overflow

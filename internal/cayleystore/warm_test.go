@@ -46,10 +46,10 @@ func TestWarm(t *testing.T) {
 	if wantKeys < 20 {
 		t.Fatalf("the fixture left %d keys in the read model and the manifest", wantKeys)
 	}
-	old := warmChunk
-	t.Cleanup(func() { warmChunk = old })
+	old := warmChunkKeys
+	t.Cleanup(func() { warmChunkKeys = old })
 	for _, chunk := range []int{old, 3, 1} {
-		warmChunk = chunk
+		warmChunkKeys = chunk
 		got, err := st.Warm(ctx)
 		if err != nil {
 			t.Fatalf("chunks of %d: %v", chunk, err)
@@ -61,7 +61,7 @@ func TestWarm(t *testing.T) {
 	}
 
 	// Writes beside it: neither waits for the other to finish (run under -race).
-	warmChunk = 2
+	warmChunkKeys = 2
 	done := make(chan error)
 	go func() {
 		var err error
