@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"unsafe"
@@ -653,6 +654,7 @@ func (s *Store) endBulk() error {
 	if !ok {
 		return nil
 	}
+	s.settleLocked()
 	err := m.flush(true)
 	s.man = m.base
 	if s.join != nil {
@@ -740,4 +742,99 @@ func (b *besideRows) wait(committed bool) bool {
 		return false
 	}
 	return true
+}
+
+// finishing is the step 3 of a bulk-mode Apply (finishApply) whose reading half runs while
+// the next Apply commits.
+//
+// Once Cayley has committed an addition and its read-model rows are in the buffer
+// (besideRows), what is left is the manifest's records of its quads, made from the term
+// ids Cayley's transaction reported, and the rows of the narrations it may have changed,
+// read from Cayley (routesChange): a twentieth of a 10,000-narration load, on its only
+// critical path -- Cayley's commits, one after the other. Neither reads anything but
+// Cayley's committed store (finishReads), so in bulk mode they run on a goroutine of their
+// own, beside the next Apply's Cayley commit, and their writes (finishWrites: the
+// manifest's entries, the narration rows, the marks cleared) follow that commit, before
+// the next step 3 of either: the writes land in the order of the changes. Reads a later
+// commit lets them see change nothing: a term's id stays while quads use it (an addition
+// removes none), and a narration's row read after a later change is the row that change's
+// own step 3 writes.
+//
+// Until then the change's labels are marked pending in the buffer and its narration rows
+// not yet written. The writers settle it first (settleLocked): an Apply that removes
+// quads, or touches a label the unfinished change touched, before anything else; EndBulk
+// before its flush. So do the readers that would see the difference: NarrationQuads and
+// NarrationDigests of a pending label (which would otherwise scan the store for it), the
+// narration rows, CheckReadModel (settle). Every other reader reads Cayley, or read-model
+// rows already written beside the commit.
+type finishing struct {
+	change *manifestChange
+	ids    termIDs // the ids Cayley's commit of change reported, owned until settled
+	done   chan struct{}
+	read   finishRead
+}
+
+// beside reports whether c may commit while f reads: c only adds, to labels f's change
+// did not touch (a label's pending mark and entry are f's until it is settled).
+func (f *finishing) beside(c *manifestChange) bool {
+	if len(c.remove) > 0 {
+		return false
+	}
+	for _, l := range c.labels {
+		if slices.Contains(f.change.labels, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// finishBeside starts step 3 of change on a goroutine of its own, if the store is in bulk
+// mode and the change is a plain addition whose rows are written (see finishing). It
+// reports whether it did; if not, the caller runs finishApply. Callers hold the write lock,
+// with nothing left unsettled.
+func (s *Store) finishBeside(change *manifestChange, stale []string) bool {
+	if _, ok := s.man.(*bulkManifest); !ok || s.join == nil || s.rmStale || len(stale) > 0 || len(change.both) > 0 || len(change.remove) > 0 {
+		return false
+	}
+	f := &finishing{change: change, ids: s.ids, done: make(chan struct{})}
+	s.ids = nil // commitCayley takes spareIDs, or a new map
+	s.finishing = f
+	go func() {
+		defer close(f.done)
+		f.read = s.finishReads(context.Background(), change, f.ids, true)
+	}()
+	return true
+}
+
+// settleLocked finishes the step 3 left running, if any: it waits for its reads and writes
+// what they found. Callers hold the write lock.
+func (s *Store) settleLocked() {
+	f := s.finishing
+	if f == nil {
+		return
+	}
+	s.finishing = nil
+	<-f.done
+	s.finishWrites(context.Background(), f.change, nil, true, f.read)
+	if s.spareIDs == nil {
+		s.spareIDs = f.ids
+	}
+}
+
+// settle is settleLocked for a reader holding the read lock: it trades it for the write
+// lock and back. On success it returns with the read lock held and nothing unsettled; on
+// an error, without the lock.
+func (s *Store) settle(ctx context.Context) error {
+	for s.finishing != nil {
+		s.mu.RUnlock()
+		s.mu.Lock()
+		if !s.closed {
+			s.settleLocked()
+		}
+		s.mu.Unlock()
+		if err := s.rlockFor(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,8 +2,12 @@ package cayleystore
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"reflect"
 	"testing"
+
+	"github.com/athar-hadith/athar/internal/athar"
 )
 
 // openBulk opens a new bbolt store in bulk mode, closed when the test ends.
@@ -133,4 +137,94 @@ func TestBulkBudgetGrows(t *testing.T) {
 	if err := st.EndBulk(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestBulkStepThreeBeside: in bulk mode an addition's step 3 is left reading while the next
+// addition commits (finishing), and is written before anything could see it missing: by
+// the next Apply once Cayley has committed it, before an Apply that removes quads or
+// touches the same label, and before EndBulk writes the buffer out. What the store reads
+// in between is what it reads without bulk mode.
+func TestBulkStepThreeBeside(t *testing.T) {
+	ctx := context.Background()
+	st := openBulk(t)
+	plain, err := Open("memory:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	apply := func(c athar.Changeset) {
+		t.Helper()
+		for _, s := range []*Store{st, plain} {
+			if err := s.Apply(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// entry reads a label's manifest entry and pending mark as they stand, unsettled.
+	entry := func(id athar.ID) (e []byte, pending bool) {
+		_ = st.man.view(func(tx manifestTx) error {
+			e, pending = tx.get(manifestBucket, id.IRI()), tx.get(pendingBucket, id.IRI()) != nil
+			return nil
+		})
+		return e, pending
+	}
+	same := func(when string) {
+		t.Helper()
+		for _, id := range fixtureLabels {
+			got, err := st.NarrationQuads(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := plain.NarrationQuads(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: NarrationQuads(%s) = %v, without bulk mode %v", when, id, got, want)
+			}
+		}
+	}
+
+	apply(fixtureBase[0]) // n1: an addition
+	first := st.finishing
+	if first == nil {
+		t.Fatal("an addition in bulk mode left no step 3 running beside the next write")
+	}
+	if e, pending := entry("narration:n1"); len(e) != 0 || !pending {
+		t.Fatalf("n1's entry was written before the next write (%d bytes, pending %v)", len(e), pending)
+	}
+	apply(fixtureBase[1]) // n2: another label, committed beside n1's step 3
+	if st.finishing == nil || st.finishing == first {
+		t.Fatalf("the next addition did not settle n1's step 3 and leave its own (%p, then %p)", first, st.finishing)
+	}
+	if e, pending := entry("narration:n1"); len(e) == 0 || pending {
+		t.Fatalf("n1's step 3 was not written after the next commit (%d bytes, pending %v)", len(e), pending)
+	}
+	if _, pending := entry("narration:n2"); !pending {
+		t.Fatal("n2 is not pending while its step 3 runs")
+	}
+	same("n2's step 3 running") // NarrationQuads of n2 settles it
+	if st.finishing != nil {
+		t.Fatal("NarrationQuads of a pending label left its step 3 running")
+	}
+	apply(fixtureBase[2])
+	apply(fixtureBase[2]) // the same label again: settled first
+	apply(fixtureChange[0])
+	if st.finishing != nil {
+		t.Error("a change that removes quads left its step 3 running")
+	}
+	apply(fixtureChange[2])
+	same("n4's step 3 running")
+	apply(fixtureChange[1])
+	if err := st.EndBulk(); err != nil {
+		t.Fatal(err)
+	}
+	if st.finishing != nil {
+		t.Error("EndBulk left a step 3 running")
+	}
+	same("after EndBulk")
+	if err := st.CheckReadModel(ctx); err != nil {
+		t.Error(err)
+	}
+	checkManifestAgainstScan(t, st)
 }

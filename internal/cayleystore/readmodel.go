@@ -478,6 +478,9 @@ func (s *Store) CheckReadModel(ctx context.Context) error {
 	if err := s.rlockFor(ctx); err != nil {
 		return err
 	}
+	if err := s.settle(ctx); err != nil {
+		return err
+	}
 	defer s.mu.RUnlock()
 	want, err := s.buildReadModel(ctx)
 	if err != nil {

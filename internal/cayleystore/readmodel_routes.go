@@ -324,6 +324,9 @@ func (s *Store) narrationRows(ctx context.Context, ids []athar.ID, summary bool)
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.settle(ctx); err != nil { // a bulk load's rows still being read
+		return nil, err
+	}
 	defer s.mu.RUnlock()
 	if s.rmStale {
 		return s.narrationRowsFromCayleyLocked(ctx, ids, summary)

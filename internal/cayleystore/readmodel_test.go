@@ -779,6 +779,9 @@ func TestBulkUpdateFailureUndone(t *testing.T) {
 // readManifest reads every key of the manifest's and read model's buckets as st's readers
 // see them (through the buffer, in bulk mode), and whether each bucket exists.
 func readManifest(st *Store) map[string]string {
+	st.mu.Lock()
+	st.settleLocked() // as readers see it: with a bulk load's last step 3 written
+	st.mu.Unlock()
 	out := map[string]string{}
 	_ = st.man.view(func(tx manifestTx) error {
 		for _, b := range append([]string{manifestBucket, pendingBucket}, rmBuckets...) {

@@ -60,6 +60,12 @@ type Store struct {
 	// ids holds, after a commit of Cayley's on bbolt, the ids of the terms its transaction
 	// read and wrote (see termIDs). Set and read under the write lock.
 	ids termIDs
+	// spareIDs is an emptied termIDs for commitCayley to fill (a bulk load's step 3 keeps
+	// its change's ids while the next change commits; see finishing).
+	spareIDs termIDs
+	// finishing is the step 3 of a bulk-mode Apply still reading (see finishing). Set and
+	// cleared under the write lock.
+	finishing *finishing
 
 	fullScans   atomic.Int64 // reads of every quad in the store (see FullScans)
 	termLookups atomic.Int64 // terms whose ids the manifest's records looked up (recordsOf)
@@ -181,6 +187,9 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.endBulk()
+	if f := s.finishing; f != nil {
+		<-f.done // not settled (endBulk settles it): a test's kill left it; let it stop reading
+	}
 	if cerr := s.qs.Close(); err == nil {
 		err = cerr
 	}
@@ -237,6 +246,9 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		return errClosed
 	}
 	change := newManifestChange(tx.Deltas)
+	if s.finishing != nil && !s.finishing.beside(change) {
+		s.settleLocked()
+	}
 	if done, err := s.applyRemoval(ctx, tx.Deltas, change); done {
 		return err
 	}
@@ -266,6 +278,8 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 	beside := s.writeBeside(change)
 	stale, err = s.commitCayley(tx.Deltas, change, joined, stale)
 	rowsWritten := beside != nil && beside.wait(err == nil)
+	// The step 3 of the change before, read while this one committed, goes first.
+	s.settleLocked()
 	if err != nil {
 		return fmt.Errorf("apply %d changes: %w", n, err)
 	}
@@ -278,7 +292,9 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 		// the next Apply (or Open, after a crash) removes.
 		s.unpin(pins)
 	}
-	s.finishApply(context.WithoutCancel(ctx), change, stale, rowsWritten)
+	if !rowsWritten || !s.finishBeside(change, stale) {
+		s.finishApply(context.WithoutCancel(ctx), change, stale, rowsWritten)
+	}
 	s.bulkSpill()
 	return nil
 }
@@ -294,26 +310,47 @@ func (s *Store) Apply(ctx context.Context, cs ...athar.Changeset) error {
 // pending, which NarrationQuads answers by scanning and the next Apply of them or Open
 // rebuilds, and the read model stale (rmStale: reads from Cayley until Open rebuilds it).
 func (s *Store) finishApply(wctx context.Context, change *manifestChange, stale []string, rowsWritten bool) {
-	var err error
-	// The narrations' rows (routesChange) are read from Cayley beside the records: both
-	// only read the committed store, and together they were a twentieth of a load.
-	var routes map[athar.ID][]byte
-	var routesErr error
+	r := s.finishReads(wctx, change, s.ids, !s.rmStale)
+	s.finishWrites(wctx, change, stale, rowsWritten, r)
+}
+
+// finishRead is what the reading half of step 3 found (finishReads).
+type finishRead struct {
+	routes             map[athar.ID][]byte
+	recsErr, routesErr error
+}
+
+// finishReads is the reading half of step 3: the records of the change's added quads
+// (change.addRecs), from the term ids Cayley's commit reported (ids) and lookups of the
+// others, and with routes the rows of the narrations the change may have changed
+// (routesChange). Both read only Cayley's committed store -- never the manifest, the read
+// model or the bulk buffer -- which is what lets bulk mode run them beside the next
+// change's commit (see finishing).
+func (s *Store) finishReads(ctx context.Context, change *manifestChange, ids termIDs, routes bool) (r finishRead) {
+	// The narrations' rows are read beside the records: together they were a twentieth of
+	// a load.
 	routesRead := make(chan struct{})
-	if s.rmStale {
+	if !routes {
 		close(routesRead)
 	} else {
 		go func() {
 			defer close(routesRead)
-			routes, routesErr = s.routesChange(wctx, change)
+			r.routes, r.routesErr = s.routesChange(ctx, change)
 		}()
 	}
-	change.addRecs, err = s.records(wctx, change, change.add, s.ids)
+	change.addRecs, r.recsErr = s.records(ctx, change, change.add, ids)
 	<-routesRead
-	if err != nil {
+	return r
+}
+
+// finishWrites is the writing half of step 3, given what finishReads found. Callers hold
+// the write lock.
+func (s *Store) finishWrites(wctx context.Context, change *manifestChange, stale []string, rowsWritten bool, r finishRead) {
+	if r.recsErr != nil {
 		s.rmStale = true
 		return
 	}
+	var err error
 	var rm func(manifestTx) error
 	if !s.rmStale {
 		var put, del []quad.Quad
@@ -321,11 +358,12 @@ func (s *Store) finishApply(wctx context.Context, change *manifestChange, stale 
 			put, del, err = s.rmChange(wctx, change)
 		}
 		if err == nil {
-			err = routesErr
+			err = r.routesErr
 		}
 		if err != nil {
 			s.rmStale = true
 		} else {
+			routes := r.routes
 			rm = func(tx manifestTx) error {
 				if err := routesPut(tx, routes); err != nil {
 					return err
@@ -421,7 +459,10 @@ func (s *Store) commitCayley(deltas []graph.Delta, change *manifestChange, joine
 		// The ids of the terms Cayley resolves and creates, for the manifest's records
 		// (read right after a successful commit; emptied here before each one).
 		if s.ids == nil {
-			s.ids = termIDs{}
+			s.ids, s.spareIDs = s.spareIDs, nil
+			if s.ids == nil {
+				s.ids = termIDs{}
+			}
 		}
 		clear(s.ids)
 		s.join.ids = s.ids

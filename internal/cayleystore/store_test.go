@@ -35,6 +35,22 @@ func TestBboltConformance(t *testing.T) {
 	})
 }
 
+// TestBulkConformance runs the suite on a bbolt store in bulk mode, as a load leaves it
+// between two of its writes: reads through the buffer, and a step 3 left running beside
+// the next write (see finishing).
+func TestBulkConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) athar.Store {
+		st, err := Open("bbolt:"+t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.BeginBulk(); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
+}
+
 func TestOpenRejectsBadSpecs(t *testing.T) {
 	for _, spec := range []string{"", "bolt:/tmp/x", "bbolt:", "memory:/x", "postgres://x"} {
 		if st, err := Open(spec, nil); err == nil {
