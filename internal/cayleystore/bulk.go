@@ -481,8 +481,8 @@ func (m *bulkManifest) flush(final bool) error {
 	filtered := make(chan struct{})
 	go func() {
 		defer close(filtered)
-		if m.onDisk == nil {
-			return
+		if m.onDisk == nil || final {
+			return // the last flush's keys are never asked about: bulk mode ends with it
 		}
 		for _, name := range names {
 			m.trees[name].Ascend(func(it bulkItem) bool {
@@ -546,7 +546,7 @@ func (m *bulkManifest) flush(final bool) error {
 	}
 	// Everything but the markers is on disk.
 	<-filtered
-	if m.onDisk != nil && m.onDiskN > m.onDiskCap {
+	if m.onDisk != nil && m.onDiskN > m.onDiskCap && !final {
 		// Past what the filter was sized for: list the disk into one twice as large (a
 		// few seconds at millions of keys, each time the keys on disk double).
 		if err := m.base.db.View(func(tx *bolt.Tx) error { m.listDisk(tx, math.MaxInt); return nil }); err != nil {
