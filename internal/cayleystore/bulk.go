@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"sync/atomic"
 	"unsafe"
@@ -774,18 +773,22 @@ type finishing struct {
 	read   finishRead
 }
 
-// beside reports whether c may commit while f reads: c only adds, to labels f's change
-// did not touch (a label's pending mark and entry are f's until it is settled).
-func (f *finishing) beside(c *manifestChange) bool {
-	if len(c.remove) > 0 {
-		return false
-	}
-	for _, l := range c.labels {
-		if slices.Contains(f.change.labels, l) {
-			return false
+// touches reports whether f's change touched one of labels: their pending marks and
+// entries are f's until it is settled. (Only additions are left running, so the labels
+// it touched are those it adds to.)
+func (f *finishing) touches(labels ...string) bool {
+	for _, l := range labels {
+		if _, ok := f.change.add[l]; ok {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// beside reports whether c may commit while f reads: c only adds, to labels f's change
+// did not touch.
+func (f *finishing) beside(c *manifestChange) bool {
+	return len(c.remove) == 0 && !f.touches(c.labels...)
 }
 
 // finishBeside starts step 3 of change on a goroutine of its own, if the store is in bulk
@@ -819,6 +822,15 @@ func (s *Store) settleLocked() {
 	if s.spareIDs == nil {
 		s.spareIDs = f.ids
 	}
+}
+
+// settleFor settles the step 3 left running if it touched one of labels (see settle),
+// for a reader of their entries and pending marks.
+func (s *Store) settleFor(ctx context.Context, labels ...string) error {
+	if f := s.finishing; f == nil || !f.touches(labels...) {
+		return nil
+	}
+	return s.settle(ctx)
 }
 
 // settle is settleLocked for a reader holding the read lock: it trades it for the write

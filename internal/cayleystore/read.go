@@ -26,30 +26,24 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
-	defer s.mu.RUnlock()
 	label := narration.IRI()
+	if err := s.settleFor(ctx, label); err != nil { // a bulk load's last entries being made
+		return nil, err
+	}
+	defer s.mu.RUnlock()
 	var entry []byte
 	var pending bool
-	for {
-		err := s.man.view(func(tx manifestTx) error {
-			pending = tx.get(pendingBucket, label) != nil
-			entry = append(entry[:0], tx.get(manifestBucket, label)...)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
-		}
-		if !pending || s.finishing == nil {
-			break
-		}
-		// Perhaps the label of a bulk load's last change, whose entry is being made.
-		if err := s.settle(ctx); err != nil {
-			return nil, err
-		}
+	err := s.man.view(func(tx manifestTx) error {
+		pending = tx.get(pendingBucket, label) != nil
+		entry = append(entry, tx.get(manifestBucket, label)...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
 	}
 	if pending {
 		entry = entry[:0]
-		err := s.scanRecords(ctx, map[string]bool{label: true}, func(_, rec string) error {
+		err = s.scanRecords(ctx, map[string]bool{label: true}, func(_, rec string) error {
 			entry = append(entry, rec...)
 			return nil
 		})
@@ -79,31 +73,26 @@ func (s *Store) NarrationDigests(ctx context.Context, labels []athar.ID) ([]stri
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
+	iris := make([]string, len(labels))
+	for i, id := range labels {
+		iris[i] = id.IRI()
+	}
+	if err := s.settleFor(ctx, iris...); err != nil {
+		return nil, err
+	}
 	defer s.mu.RUnlock()
 	out := make([]string, len(labels))
 	pending := map[string]bool{}
-	var err error
-	for {
-		clear(pending)
-		err = s.man.view(func(tx manifestTx) error {
-			for i, id := range labels {
-				l := id.IRI()
-				if tx.get(pendingBucket, l) != nil {
-					pending[l] = true
-				} else if e := tx.get(manifestBucket, l); len(e) > 0 {
-					out[i] = entryDigest(e)
-				}
+	err := s.man.view(func(tx manifestTx) error {
+		for i, l := range iris {
+			if tx.get(pendingBucket, l) != nil {
+				pending[l] = true
+			} else if e := tx.get(manifestBucket, l); len(e) > 0 {
+				out[i] = entryDigest(e)
 			}
-			return nil
-		})
-		if err != nil || len(pending) == 0 || s.finishing == nil {
-			break
 		}
-		// Perhaps labels of a bulk load's last change, whose entries are being made.
-		if err := s.settle(ctx); err != nil {
-			return nil, err
-		}
-	}
+		return nil
+	})
 	if err == nil && len(pending) > 0 {
 		recs := map[string][]string{}
 		err = s.scanRecords(ctx, pending, func(l, rec string) error {
