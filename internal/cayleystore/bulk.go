@@ -716,14 +716,7 @@ func (s *Store) writeBeside(c *manifestChange) *besideRows {
 			b.err = err
 			return
 		}
-		b.undo, b.err = m.run(func(tx manifestTx) error {
-			for _, q := range put {
-				if err := rmApply(tx, q, true); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		b.undo, b.err = m.run(func(tx manifestTx) error { return rmApplyAll(tx, put, true) })
 	}()
 	return b
 }

@@ -63,7 +63,7 @@ const (
 var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
 
 // rmRetiredBuckets are buckets of earlier layouts of the read model, dropped by a rebuild.
-var rmRetiredBuckets = []string{"athar.rm.count"}
+var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim"}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -317,6 +317,25 @@ func readModelKeeps(q quad.Quad) bool {
 
 // rmApply stores (add) or removes the rows of q.
 func rmApply(tx manifestTx, q quad.Quad, add bool) error {
+	return rmApplyAll(tx, []quad.Quad{q}, add)
+}
+
+// rmApplyAll stores (add) or removes the rows of qs, as rmApply of each in turn would: the
+// claim records' rows, one a node (readmodel_claim.go), are read and written once each
+// for the whole batch, after the batch's other rows (no other row depends on them).
+func rmApplyAll(tx manifestTx, qs []quad.Quad, add bool) error {
+	var claims claimBatch
+	for _, q := range qs {
+		if err := rmApplyTo(tx, q, add, &claims); err != nil {
+			return err
+		}
+	}
+	return claims.write(tx, add)
+}
+
+// rmApplyTo stores (add) or removes the rows of q, except its claim record's field, which
+// it adds to claims.
+func rmApplyTo(tx manifestTx, q quad.Quad, add bool, claims *claimBatch) error {
 	if gradingKeeps(q) {
 		return gradingApply(tx, q, add)
 	}
@@ -336,10 +355,7 @@ func rmApply(tx manifestTx, q quad.Quad, add bool) error {
 		return entDel(tx, r)
 	}
 	if r, ok := claimRowOf(q); ok {
-		if add {
-			return claimPut(tx, r)
-		}
-		return claimDel(tx, r)
+		claims.add(r)
 	}
 	return nil
 }
@@ -535,12 +551,7 @@ func (s *Store) buildInto(ctx context.Context, man manifestKV, spill func() erro
 	var batch []quad.Quad
 	apply := func() error {
 		err := man.update(func(tx manifestTx) error {
-			for _, q := range batch {
-				if err := rmApply(tx, q, true); err != nil {
-					return err
-				}
-			}
-			return nil
+			return rmApplyAll(tx, batch, true)
 		})
 		batch = batch[:0]
 		if err == nil && spill != nil {

@@ -7,26 +7,35 @@ package cayleystore
 // evidence, start, end, edition, note). Read from Cayley, that is an index scan and a log
 // lookup per quad, plus one more scan to find the attestations: 50 claims of an entity
 // page cost some 1,500 quad lookups, half the page's time. rmClaimBucket keeps those quads
-// as rows, one per quad:
+// as one row per node and label:
 //
-//	"f\x00" label \x00 node \x00 predicate \x00 object hash -> the object (encodeTerm)
-//	"c\x00" claim \x00 label \x00 attestation             -> 1 (the attestation's vocab:claim quad)
+//	"f\x00" label \x00 node                 -> its fields: (predicate, object hash, object)...
+//	"c\x00" claim \x00 label \x00 attestation -> 1 (the attestation's vocab:claim quad)
 //
-// where the node is a claim or an attestation (its id, "claim:6e1a..."), the predicate
-// one of claimFieldPreds (its local name in the vocabulary), the label a narration's id
-// (or the IRI of a label that is not one), and the object hash the first 8 bytes of the
-// SHA-256 of the object's N-Quads form: the key tells quads apart, the value holds the
-// object, once. A claim is one prefix scan for its attestations and their labels, then one
-// for its own fields and one per attestation. The field rows lead with the label so that
-// a narration's rows lie together: an import writes them into a few pages, where keys led
-// by the (hashed, so random) node ids dirtied a page per row. The rows are derived quad by
-// quad like every other row of the read model (rmApply), so they are rebuilt, checked and
-// kept in step by the same code.
+// where the node is a claim or an attestation (its id, "claim:6e1a..."), the label a
+// narration's id (or the IRI of a label that is not one), and each field one quad of the
+// node in that label: its predicate, one of claimFieldPreds (its local name in the
+// vocabulary), the first 8 bytes of the SHA-256 of the object's N-Quads form (which tells
+// two objects of one predicate apart) and the object (encodeTerm), the fields sorted by
+// predicate and hash so that a row's bytes are a function of its quads alone. A claim is
+// one prefix scan for its attestations and their labels, then one Get for its own fields
+// and one per attestation. The rows lead with the label so that a narration's rows lie
+// together: an import writes them into a few pages, where keys led by the (hashed, so
+// random) node ids dirtied a page per row.
+//
+// Until layout claim2 a row held one quad (its key ended with the predicate and the hash):
+// eight rows a claim, 1.57 million keys at 10,000 generated narrations, half of what a
+// bulk load's flushes wrote. A store of that layout has athar.rm.claim instead of
+// rmClaimBucket, and its read model is rebuilt at Open. The rows are derived quad by quad
+// like every other row of the read model (rmApply), a row's fields merged into it as they
+// come, so they are rebuilt, checked and kept in step by the same code; rmApplyAll merges
+// the fields of one batch of quads into each row once.
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,7 +45,7 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-const rmClaimBucket = "athar.rm.claim"
+const rmClaimBucket = "athar.rm.claim2"
 
 // claimFieldPreds are the predicates of claim and attestation nodes that Claims reads.
 var claimFieldPreds = map[string]bool{
@@ -45,12 +54,30 @@ var claimFieldPreds = map[string]bool{
 	athar.PredEnd: true, athar.RDFSComment: true, athar.PredEdition: true,
 }
 
-// claimRow is the row of one quad of a claim or attestation node; rev is set for an
-// attestation's vocab:claim quad, which is also kept under its claim.
+// claimRow is one quad of a claim or attestation node: a field of the row key; rev is set
+// for an attestation's vocab:claim quad, which is also kept under its claim.
 type claimRow struct {
 	key, rev string
-	val      []byte
+	field    claimField
 }
+
+// claimField is one quad of a node's row: its predicate (shortPred), the hash of its object
+// and the object (encodeTerm).
+type claimField struct {
+	pred string
+	hash [8]byte
+	obj  []byte
+}
+
+// less orders a row's fields: by predicate, then hash.
+func (f claimField) less(g claimField) bool {
+	if f.pred != g.pred {
+		return f.pred < g.pred
+	}
+	return string(f.hash[:]) < string(g.hash[:])
+}
+
+func (f claimField) same(g claimField) bool { return f.pred == g.pred && f.hash == g.hash }
 
 func claimRowOf(q quad.Quad) (claimRow, bool) {
 	p := iriOf(q.Predicate)
@@ -71,12 +98,134 @@ func claimRowOf(q quad.Quad) (claimRow, bool) {
 	}
 	h := sha256.Sum256([]byte(obj))
 	node := string(id)
-	r := claimRow{key: "f\x00" + label + "\x00" + node + "\x00" + shortPred(p) + "\x00" + string(h[:8]), val: encodeTerm(fromValue(q.Object))}
+	r := claimRow{key: "f\x00" + label + "\x00" + node, field: claimField{pred: shortPred(p), obj: encodeTerm(fromValue(q.Object))}}
+	copy(r.field.hash[:], h[:8])
 	if p == athar.PredClaim {
 		claim, _ := athar.ParseIRI(iriOf(q.Object))
 		r.rev = "c\x00" + string(claim) + "\x00" + label + "\x00" + node
 	}
 	return r, true
+}
+
+// encodeFields is a row's value: a count, then each field's predicate, hash and object.
+func encodeFields(fs []claimField) []byte {
+	n := 0
+	for _, f := range fs {
+		n += len(f.pred) + len(f.hash) + len(f.obj) + 4
+	}
+	b := binary.AppendUvarint(make([]byte, 0, n+2), uint64(len(fs)))
+	for _, f := range fs {
+		b = appendStr(b, f.pred)
+		b = append(b, f.hash[:]...)
+		b = appendStr(b, string(f.obj))
+	}
+	return b
+}
+
+// decodeFields reads a row's value; the objects are slices of b.
+func decodeFields(b []byte) ([]claimField, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, errCorruptRow
+	}
+	b = b[k:]
+	fs := make([]claimField, 0, n)
+	for range n {
+		var f claimField
+		var ok bool
+		if f.pred, b, ok = cutStr(b); !ok || len(b) < len(f.hash) {
+			return nil, errCorruptRow
+		}
+		copy(f.hash[:], b)
+		b = b[len(f.hash):]
+		m, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < m {
+			return nil, errCorruptRow
+		}
+		f.obj, b = b[k:k+int(m)], b[k+int(m):]
+		fs = append(fs, f)
+	}
+	if len(b) != 0 {
+		return nil, errCorruptRow
+	}
+	return fs, nil
+}
+
+// claimBatch gathers the claim rows of a batch of quads, so that each row is read and
+// written once however many of its fields the batch holds (a new attestation's six).
+type claimBatch struct {
+	keys []string
+	rows map[string][]claimRow
+}
+
+func (b *claimBatch) add(r claimRow) {
+	if b.rows == nil {
+		b.rows = map[string][]claimRow{}
+	}
+	if _, ok := b.rows[r.key]; !ok {
+		b.keys = append(b.keys, r.key)
+	}
+	b.rows[r.key] = append(b.rows[r.key], r)
+}
+
+// write stores (add) or removes the gathered fields: each row read, its fields merged in or
+// taken out, and written back (deleted once it has none), and the rev rows put or deleted.
+// A field added twice or removed when absent changes nothing, as a row per quad would.
+func (b *claimBatch) write(tx manifestTx, add bool) error {
+	for _, key := range b.keys {
+		var fs []claimField
+		old := tx.get(rmClaimBucket, key)
+		if old != nil {
+			var err error
+			if fs, err = decodeFields(old); err != nil {
+				return fmt.Errorf("%s %q: %w", rmClaimBucket, key, err)
+			}
+		}
+		changed := false
+		for _, r := range b.rows[key] {
+			i := sort.Search(len(fs), func(i int) bool { return !fs[i].less(r.field) })
+			has := i < len(fs) && fs[i].same(r.field)
+			switch {
+			case add && has:
+				if string(fs[i].obj) != string(r.field.obj) {
+					fs[i], changed = r.field, true
+				}
+			case add:
+				fs = slices.Insert(fs, i, r.field)
+				changed = true
+			case has:
+				fs = slices.Delete(fs, i, i+1)
+				changed = true
+			}
+		}
+		// The row first: its fields may be slices of what get returned, which no other
+		// write of the transaction should come before.
+		var err error
+		switch {
+		case !changed:
+		case len(fs) == 0:
+			err = tx.del(rmClaimBucket, key)
+		default:
+			err = tx.put(rmClaimBucket, key, encodeFields(fs))
+		}
+		if err != nil {
+			return err
+		}
+		for _, r := range b.rows[key] {
+			switch {
+			case r.rev == "":
+			case add:
+				err = tx.put(rmClaimBucket, r.rev, []byte{1})
+			default:
+				err = tx.del(rmClaimBucket, r.rev)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	b.keys, b.rows = b.keys[:0], nil
+	return nil
 }
 
 // shortPred is a predicate as a row's key holds it: a local name of the vocabulary, or
@@ -118,46 +267,28 @@ func cutStr(b []byte) (string, []byte, bool) {
 	return string(b[k : k+int(n)]), b[k+int(n):], true
 }
 
-func claimPut(tx manifestTx, r claimRow) error {
-	if err := tx.put(rmClaimBucket, r.key, r.val); err != nil {
-		return err
-	}
-	if r.rev != "" {
-		return tx.put(rmClaimBucket, r.rev, []byte{1})
-	}
-	return nil
-}
-
-func claimDel(tx manifestTx, r claimRow) error {
-	if err := tx.del(rmClaimBucket, r.key); err != nil {
-		return err
-	}
-	if r.rev != "" {
-		return tx.del(rmClaimBucket, r.rev)
-	}
-	return nil
-}
-
 // rmFields calls fn with the predicate (its IRI) and object of each kept quad of node in
-// label, in key order.
+// label, in the row's order (by predicate, then hash).
 func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, obj athar.Term) error) error {
-	prefix := "f\x00" + label + "\x00" + string(node) + "\x00"
-	var err error
-	tx.scan(rmClaimBucket, prefix, func(k string, v []byte) bool {
-		if !strings.HasPrefix(k, prefix) {
-			return false
+	key := "f\x00" + label + "\x00" + string(node)
+	v := tx.get(rmClaimBucket, key)
+	if v == nil {
+		return nil
+	}
+	fs, err := decodeFields(v)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", rmClaimBucket, key, err)
+	}
+	for _, f := range fs {
+		obj, err := decodeTerm(f.obj)
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", rmClaimBucket, key, err)
 		}
-		pred, _, _ := strings.Cut(k[len(prefix):], "\x00")
-		pred = longPred(pred)
-		var obj athar.Term
-		if obj, err = decodeTerm(v); err != nil {
-			err = fmt.Errorf("%s %q: %w", rmClaimBucket, k, err)
-			return false
+		if err := fn(longPred(f.pred), obj); err != nil {
+			return err
 		}
-		err = fn(pred, obj)
-		return err == nil
-	})
-	return err
+	}
+	return nil
 }
 
 // rmClaim reads a claim as claim does from Cayley: nil when no claim node has that id.

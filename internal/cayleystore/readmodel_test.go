@@ -1,6 +1,7 @@
 package cayleystore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,41 @@ func dumpReadModel(t *testing.T, dir string) map[string]string {
 	})
 	return out
 }
+
+// claimsBase is a narration's claim with its attestation; claimsChange gives the
+// attestation another passage and a second attestation, in a second narration.
+var claimsBase, claimsChange = func() ([]athar.Changeset, []athar.Changeset) {
+	n9, n10 := athar.ID("narration:n9").IRI(), athar.ID("narration:n10").IRI()
+	c := athar.ID(athar.ClaimPrefix + ":c1").IRI()
+	a1, a2 := athar.ID(athar.AttestationPrefix+":a1").IRI(), athar.ID(athar.AttestationPrefix+":a2").IRI()
+	q := func(label, s, p string, o athar.Term) athar.Quad {
+		return athar.Quad{Subject: s, Predicate: p, Object: o, Label: label}
+	}
+	claim := func(l string) []athar.Quad {
+		return []athar.Quad{
+			q(l, c, athar.PredSubject, athar.IRITerm(athar.ID("person:a").IRI())),
+			q(l, c, athar.PredPredicate, athar.IRITerm(athar.VocabBase+"advises")),
+			q(l, c, athar.PredObject, athar.IRITerm(athar.ID("person:b").IRI())),
+		}
+	}
+	att := func(l, a, n, words string) []athar.Quad {
+		return []athar.Quad{
+			q(l, a, athar.PredClaim, athar.IRITerm(c)),
+			q(l, a, athar.PredNarration, athar.IRITerm(n)),
+			q(l, a, athar.PredEvidence, athar.Term{Literal: words}),
+			q(l, a, athar.PredStart, athar.IntTerm(0)),
+			q(l, a, athar.PredEnd, athar.IntTerm(len(words))),
+		}
+	}
+	base := []athar.Changeset{{Narration: "narration:n9", Add: append(claim(n9), att(n9, a1, n9, "he advised")...)}}
+	change := []athar.Changeset{
+		{Narration: "narration:n9",
+			Remove: []athar.Quad{q(n9, a1, athar.PredEvidence, athar.Term{Literal: "he advised"})},
+			Add:    []athar.Quad{q(n9, a1, athar.PredEvidence, athar.Term{Literal: "he advised them"})}},
+		{Narration: "narration:n10", Add: append(claim(n10), att(n10, a2, n10, "advised")...)},
+	}
+	return base, change
+}()
 
 // routesBase is two narrations with routes, one a document's (a chain, a further route, a
 // narrator) and one a corpus record's; routesChange rewrites a link's narrator (as a merge
@@ -156,8 +192,8 @@ func TestReadModelRoutes(t *testing.T) {
 // rebuild would, and checks that Open restores the very rows and counts Apply keeps.
 func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 	ctx := context.Background()
-	fixtureBase := append(append([]athar.Changeset{}, fixtureBase...), routesBase...)
-	fixtureChange := append(append([]athar.Changeset{}, fixtureChange...), routesChange...)
+	fixtureBase := append(append(append([]athar.Changeset{}, fixtureBase...), routesBase...), claimsBase...)
+	fixtureChange := append(append(append([]athar.Changeset{}, fixtureChange...), routesChange...), claimsChange...)
 	inStep := t.TempDir()
 	st := openBbolt(t, inStep)
 	if err := st.Apply(ctx, fixtureBase...); err != nil {
@@ -266,6 +302,47 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 				return b.Put([]byte("e\x00"+athar.ID("person:a").IRI()), []byte{1})
 			})
 		}, false},
+		{"store of the layout with a row per claim quad", func(t *testing.T, st *Store, dir string) {
+			if err := st.Apply(ctx, fixtureChange...); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			editBolt(t, dir, func(tx *bolt.Tx) error {
+				// Layout claim2's bucket gone, the earlier one's (a row per field, keyed by
+				// predicate and hash) in its place.
+				rows := map[string][]byte{}
+				tx.Bucket([]byte(rmClaimBucket)).ForEach(func(k, v []byte) error {
+					if !bytes.HasPrefix(k, []byte("f\x00")) {
+						rows[string(k)] = bytes.Clone(v)
+						return nil
+					}
+					fs, err := decodeFields(v)
+					if err != nil {
+						return err
+					}
+					for _, f := range fs {
+						rows[string(k)+"\x00"+f.pred+"\x00"+string(f.hash[:])] = bytes.Clone(f.obj)
+					}
+					return nil
+				})
+				if len(rows) == 0 {
+					t.Fatal("the fixture has no claim records")
+				}
+				if err := tx.DeleteBucket([]byte(rmClaimBucket)); err != nil {
+					return err
+				}
+				b, err := tx.CreateBucket([]byte("athar.rm.claim"))
+				if err != nil {
+					return err
+				}
+				for k, v := range rows {
+					if err := b.Put([]byte(k), v); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}, false},
 		{"rebuild cut short", func(t *testing.T, st *Store, dir string) {
 			if err := st.Apply(ctx, fixtureChange...); err != nil {
 				t.Fatal(err)
@@ -310,8 +387,10 @@ func TestReadModelIsRebuiltAtOpen(t *testing.T) {
 				}
 				st.Close()
 				editBolt(t, dir, func(tx *bolt.Tx) error {
-					if tx.Bucket([]byte("athar.rm.count")) != nil {
-						t.Error("the bucket of counts of the earlier layout is still there")
+					for _, b := range rmRetiredBuckets {
+						if tx.Bucket([]byte(b)) != nil {
+							t.Errorf("the bucket %s of an earlier layout is still there", b)
+						}
 					}
 					return nil
 				})

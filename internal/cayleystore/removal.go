@@ -81,10 +81,8 @@ func (s *Store) applyRemoval(ctx context.Context, deltas []graph.Delta, c *manif
 		if err := routesPut(tx, routes); err != nil {
 			return err
 		}
-		for _, q := range del {
-			if err := rmApply(tx, q, false); err != nil {
-				return err
-			}
+		if err := rmApplyAll(tx, del, false); err != nil {
+			return err
 		}
 		if err := writeEntries(tx, c, nil); err != nil {
 			return err

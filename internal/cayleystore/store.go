@@ -368,15 +368,11 @@ func (s *Store) finishWrites(wctx context.Context, change *manifestChange, stale
 				if err := routesPut(tx, routes); err != nil {
 					return err
 				}
-				for _, q := range del {
-					if err := rmApply(tx, q, false); err != nil {
-						return err
-					}
+				if err := rmApplyAll(tx, del, false); err != nil {
+					return err
 				}
-				for _, q := range put {
-					if err := rmApply(tx, q, true); err != nil {
-						return err
-					}
+				if err := rmApplyAll(tx, put, true); err != nil {
+					return err
 				}
 				return tx.del(pendingBucket, rmPendingKey)
 			}
