@@ -54,7 +54,17 @@ var claimFieldPreds = map[string]bool{
 	athar.PredEnd: true, athar.RDFSComment: true, athar.PredEdition: true,
 }
 
-// claimRow is one quad of a claim or attestation node: a field of the row key; rev is set
+// claimPredShort and claimPredLong map the local names of claimFieldPreds to themselves
+// and to their IRIs, so that reading a row allocates no predicate.
+var claimPredShort, claimPredLong = func() (map[string]string, map[string]string) {
+	short, long := map[string]string{}, map[string]string{}
+	for p := range claimFieldPreds {
+		short[shortPred(p)], long[shortPred(p)] = shortPred(p), p
+	}
+	return short, long
+}()
+
+// claimRow is one quad of a claim or attestation node: a field of the row at key; rev is set
 // for an attestation's vocab:claim quad, which is also kept under its claim.
 type claimRow struct {
 	key, rev string
@@ -117,7 +127,7 @@ func encodeFields(fs []claimField) []byte {
 	for _, f := range fs {
 		b = appendStr(b, f.pred)
 		b = append(b, f.hash[:]...)
-		b = appendStr(b, string(f.obj))
+		b = appendBytes(b, f.obj)
 	}
 	return b
 }
@@ -132,13 +142,20 @@ func decodeFields(b []byte) ([]claimField, error) {
 	fs := make([]claimField, 0, n)
 	for range n {
 		var f claimField
-		var ok bool
-		if f.pred, b, ok = cutStr(b); !ok || len(b) < len(f.hash) {
+		m, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < m || uint64(len(b)-k)-m < uint64(len(f.hash)) {
 			return nil, errCorruptRow
 		}
+		pred := b[k : k+int(m)]
+		if p, ok := claimPredShort[string(pred)]; ok {
+			f.pred = p
+		} else {
+			f.pred = string(pred)
+		}
+		b = b[k+int(m):]
 		copy(f.hash[:], b)
 		b = b[len(f.hash):]
-		m, k := binary.Uvarint(b)
+		m, k = binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < m {
 			return nil, errCorruptRow
 		}
@@ -284,7 +301,11 @@ func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, o
 		if err != nil {
 			return fmt.Errorf("%s %q: %w", rmClaimBucket, key, err)
 		}
-		if err := fn(longPred(f.pred), obj); err != nil {
+		pred, ok := claimPredLong[f.pred]
+		if !ok {
+			pred = longPred(f.pred)
+		}
+		if err := fn(pred, obj); err != nil {
 			return err
 		}
 	}

@@ -125,6 +125,18 @@ func TestClaimRowCorrupt(t *testing.T) {
 	if _, err := rmClaim(m, athar.ID("claim:c1"), nil, -1); err == nil {
 		t.Fatal("a truncated row read without an error")
 	}
+	// Lengths past the row's end, the largest a uvarint holds among them.
+	huge := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	for _, v := range [][]byte{
+		append([]byte{1}, huge...),
+		append([]byte{1, 1, 'x', 1, 2, 3, 4, 5, 6, 7, 8}, huge...),
+		{1, 1, 'x', 1, 2, 3},
+		{2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0},
+	} {
+		if fs, err := decodeFields(v); err == nil {
+			t.Errorf("decodeFields(%v) = %v, want an error", v, fs)
+		}
+	}
 	if err := rmApplyAll(m, claimQuads()[:1], true); err == nil {
 		t.Fatal("a field merged into a truncated row without an error")
 	}
