@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
@@ -24,16 +25,20 @@ type Quads interface {
 	Quads(ctx context.Context, fn func(athar.Quad) error) error
 }
 
-// Write writes every quad of st to w as a backup and returns how many it wrote.
+// Write writes every quad of st to w as a backup, as the whole graph's N-Quads export
+// writes them (the types the store leaves implied stated), and returns how many it wrote.
 func Write(ctx context.Context, st Quads, w io.Writer) (int, error) {
 	bw := bufio.NewWriter(w)
 	zw := gzip.NewWriter(bw)
 	enc := cayleystore.NewNQuadsWriter(zw)
 	n := 0
-	if err := st.Quads(ctx, func(q athar.Quad) error { n++; return enc.Write(q) }); err != nil {
+	// As the whole graph's export: the types of claims, attestations and chain links, which
+	// the store leaves implied, stated (restore leaves them out again).
+	s := athar.TypeStater{Write: func(q athar.Quad) error { n++; return enc.Write(q) }}
+	if err := st.Quads(ctx, s.Add); err != nil {
 		return n, err
 	}
-	for _, err := range []error{enc.Seal(), zw.Close(), bw.Flush()} {
+	for _, err := range []error{s.Flush(), enc.Seal(), zw.Close(), bw.Flush()} {
 		if err != nil {
 			return n, err
 		}
@@ -160,6 +165,10 @@ func Restore(ctx context.Context, w Restorer, st Quads, quads []athar.Quad, veri
 	if len(old) > 0 && !replace {
 		return athar.Changeset{}, fmt.Errorf("the store holds %d quads; restore into an empty store, or pass --replace", len(old))
 	}
+	// The types of claims, attestations and chain links, which exports and backups of
+	// stores written before 2026-12-05 state, are left implied (ingest's Restore drops
+	// them), and the changes returned say so.
+	quads = slices.DeleteFunc(slices.Clone(quads), athar.IsImpliedType)
 	cs := athar.Diff("", old, quads)
 	if !verified && len(cs.Remove) > 0 {
 		return athar.Changeset{}, fmt.Errorf("the file is not verified (--unverified) and lacks %d of the store's %d quads: an unverified file never removes quads; restore it into an empty store", len(cs.Remove), len(old))

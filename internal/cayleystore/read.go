@@ -1088,10 +1088,9 @@ func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim,
 	for _, q := range qs {
 		obj := fromValue(q.Object)
 		switch iriOf(q.Predicate) {
-		case athar.RDFType:
-			found = found || obj.IRI == athar.ClassClaim
-		case athar.PredSubject:
+		case athar.PredSubject: // only claim nodes have it (their type is left implied)
 			c.Subject, _ = athar.ParseIRI(obj.IRI)
+			found = true
 		case athar.PredPredicate:
 			c.Predicate = strings.TrimPrefix(obj.IRI, athar.VocabBase)
 		case athar.PredObject:
@@ -1246,7 +1245,22 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 		err = collect(f.Narration.IRI(), athar.PredNarration, athar.PredClaim)
 	}
 	if err == nil && len(sets) == 0 {
-		err = collect(athar.ClassClaim, athar.RDFType, "")
+		// Every claim: those the narrations attest. The store does not state the type of a
+		// claim node (athar.ImpliedClass), and Cayley has no index by predicate alone.
+		if err = collect(athar.TypeNarration.IRI(), athar.RDFType, ""); err == nil {
+			narrations := sets[0]
+			all := map[string]bool{}
+			for n := range narrations {
+				sets = sets[:0]
+				if err = collect(n, athar.PredNarration, athar.PredClaim); err != nil {
+					break
+				}
+				for c := range sets[0] {
+					all[c] = true
+				}
+			}
+			sets = []map[string]bool{all}
+		}
 	}
 	if err != nil {
 		return nil, err

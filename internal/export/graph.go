@@ -18,16 +18,20 @@ func Narration(ctx context.Context, w io.Writer, st athar.Store, id athar.ID) er
 	if len(qs) == 0 {
 		return athar.E("export", athar.NotFound, "no narration %s in the store", id)
 	}
-	return cayleystore.WriteNQuadsSealed(w, qs)
+	return cayleystore.WriteNQuadsSealed(w, athar.StateImpliedTypes(qs))
 }
 
 // Graph writes to w, in format, the part of st that opts selects (Select). The whole graph
-// as N-Quads streams straight from the store, in one consistent pass, without being held
-// in memory.
+// as N-Quads streams straight from the store, in one consistent pass, holding one label's
+// quads at a time (to merge in the types they imply).
 func Graph(ctx context.Context, w io.Writer, st athar.Store, format string, opts Options) error {
 	if format == NQuads && opts.Root == "" && opts.Narration == "" && len(opts.Predicates) == 0 {
 		enc := cayleystore.NewNQuadsWriter(w)
-		if err := st.Quads(ctx, enc.Write); err != nil {
+		s := athar.TypeStater{Write: enc.Write}
+		if err := st.Quads(ctx, s.Add); err != nil {
+			return err
+		}
+		if err := s.Flush(); err != nil {
 			return err
 		}
 		return enc.Seal()

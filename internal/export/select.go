@@ -115,6 +115,7 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 		}
 	}
 	if err == nil {
+		sg.Quads = athar.StateImpliedTypes(sg.Quads)
 		sg.Provenance, err = provenance(ctx, st, sg.Edges)
 	}
 	if err != nil {

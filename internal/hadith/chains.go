@@ -414,8 +414,9 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 
 // claim emits a claim (subject predicate narration) with its attestation by the
 // narration, as narration documents do (narration.Compile), the evidence being the
-// passage l was read from (none when it was read from another hadith's text). Unlike a
-// document's, the attestation carries no rdf:type (vocab#claim says what it is) and no
+// passage l was read from (none when it was read from another hadith's text). As a
+// document's, the claim and the attestation carry no rdf:type (athar.ImpliedClass: their
+// predicates say what they are); unlike a document's, the attestation carries no
 // vocab#evidence: its passage is the edition's text at [start, end), which the record
 // holds, and the store reads it from there (Attestation.Evidence).
 func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLink) {
@@ -425,7 +426,6 @@ func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLin
 	e.iri(s, p, obj.IRI)
 	id := athar.ClaimID(subject, pred, obj)
 	ci := id.IRI()
-	e.iri(ci, athar.RDFType, athar.ClassClaim)
 	e.iri(ci, athar.PredSubject, s)
 	e.iri(ci, athar.PredPredicate, p)
 	e.iri(ci, athar.PredObject, obj.IRI)

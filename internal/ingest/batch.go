@@ -110,7 +110,7 @@ func (im *Local) ImportMany(ctx context.Context, docs []Doc) []BatchResult {
 				out[j.i] = BatchResult{Err: fmt.Errorf("import %s: not attempted: an earlier transaction of the batch failed: %w", j.c.ID, failed)}
 				return
 			}
-			j.res.QuadsAdded, j.res.ClaimsAdded = len(j.want), len(typed(j.want, athar.ClassClaim))
+			j.res.QuadsAdded, j.res.ClaimsAdded = len(j.want), len(claimNodes(j.want))
 			out[j.i].Result = j.res
 			css = append(css, athar.Changeset{Narration: j.c.ID, Add: j.want})
 			css = append(css, j.rebind...)

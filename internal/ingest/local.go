@@ -109,7 +109,7 @@ func (im *Local) importPrepared(ctx context.Context, p *narration.Prepared) (Res
 	if err := im.checkDependents(ctx, "", c.ID, have, want); err != nil {
 		return Result{}, err
 	}
-	res.ClaimsAdded = len(subtract(typed(want, athar.ClassClaim), typed(have, athar.ClassClaim)))
+	res.ClaimsAdded = len(subtract(claimNodes(want), claimNodes(have)))
 	newDefs := narration.DefinedEntities(want)
 	before, err := im.store.DefinedBy(ctx, newDefs)
 	if err != nil {
@@ -164,8 +164,10 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 // export), one transaction for all. Every quad must be labelled with a narration that the
 // quads themselves declare, or with a reserved graph (athar.QuranGraph: statements about
 // verses only). With replace, every narration (and the Qur'an graph) the store holds that
-// quads lack is removed in the same transaction: the graph becomes exactly quads. It
-// returns the ids of the narrations and reserved graphs restored.
+// quads lack is removed in the same transaction: the graph becomes exactly quads, less the
+// types of claims, attestations and chain links that exports state and the store leaves
+// implied (athar.IsImpliedType). It returns the ids of the narrations and reserved graphs
+// restored.
 func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
 	if err := im.lock(ctx, "restore"); err != nil {
 		return nil, err
@@ -176,6 +178,9 @@ func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) 
 		id, ok := athar.ParseIRI(q.Label)
 		if !athar.IsReservedGraph(q.Label) && !athar.IsCorpusLabel(q.Label) && (!ok || id.Prefix() != athar.TypeNarration.Prefix()) {
 			return nil, athar.E("restore", athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...), a corpus record's (%scorpus/...) or %s", q.Key(), athar.Base, athar.Base, athar.QuranGraph.IRI())
+		}
+		if athar.IsImpliedType(q) {
+			continue // exports state it; the store leaves it implied, as a load does
 		}
 		byLabel[id] = append(byLabel[id], q)
 	}
@@ -328,11 +333,12 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 	return athar.E(op, athar.Conflict, "%s; define it in one of those narrations first, or change them", strings.Join(msgs, "; "))
 }
 
-// typed returns the subjects of rdf:type class quads in qs.
-func typed(qs []athar.Quad, class string) []athar.ID {
+// claimNodes returns the claim nodes in qs: the subjects of vocab:subject quads (the store
+// leaves their rdf:type implied, athar.ImpliedClass).
+func claimNodes(qs []athar.Quad) []athar.ID {
 	var out []athar.ID
 	for _, q := range qs {
-		if q.Predicate == athar.RDFType && q.Object.IRI == class {
+		if q.Predicate == athar.PredSubject {
 			if id, ok := athar.ParseIRI(q.Subject); ok {
 				out = append(out, id)
 			}

@@ -44,7 +44,6 @@ func Compile(c *Checked) []athar.Quad {
 	for i, p := range c.Chain {
 		link := fmt.Sprintf("%schain/%s/%d", athar.Base, c.ID.Local(), i+1)
 		e.iri(n, athar.PredChainLink, link)
-		e.iri(link, athar.RDFType, athar.ClassChainLink)
 		e.lit(link, athar.PredPosition, athar.IntTerm(i+1))
 		e.iri(link, athar.PredNarrator, p.IRI())
 		e.claim(c.ID, CheckedClaim{Subject: p, Predicate: &athar.Predicate{Name: "transmits"}, Object: c.ID})
@@ -59,7 +58,6 @@ func Compile(c *Checked) []athar.Quad {
 		for i, p := range route {
 			link := fmt.Sprintf("%sroute/%s/%d/%d", athar.Base, c.ID.Local(), k+2, i+1)
 			e.iri(n, athar.PredChainLink, link)
-			e.iri(link, athar.RDFType, athar.ClassChainLink)
 			e.lit(link, athar.PredRoute, athar.IntTerm(k+2))
 			e.lit(link, athar.PredPosition, athar.IntTerm(i+1))
 			e.iri(link, athar.PredNarrator, p.IRI())
@@ -189,7 +187,6 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 
 	id := athar.ClaimID(cl.Subject, cl.Predicate.Name, obj)
 	ci := id.IRI()
-	e.iri(ci, athar.RDFType, athar.ClassClaim)
 	e.iri(ci, athar.PredSubject, s)
 	e.iri(ci, athar.PredPredicate, pred)
 	if cl.Value != nil {
@@ -203,7 +200,6 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 		start, end = cl.Start, cl.End
 	}
 	ai := athar.AttestationID(id, narration, start, end).IRI()
-	e.iri(ai, athar.RDFType, athar.ClassAttestation)
 	e.iri(ai, athar.PredClaim, ci)
 	e.iri(ai, athar.PredNarration, narration.IRI())
 	if cl.HasSpan {

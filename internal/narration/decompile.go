@@ -219,6 +219,9 @@ func (d *decompiler) typed(s, class string) bool {
 		if q.Predicate == athar.RDFType && q.Object.IRI == class {
 			return true
 		}
+		if c, ok := athar.ImpliedClass(q.Predicate); ok && c == class {
+			return true // the store leaves claims' and attestations' types implied
+		}
 	}
 	return false
 }
