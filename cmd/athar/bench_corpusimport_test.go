@@ -13,7 +13,8 @@ import (
 
 // TestBenchCorpusImport runs `athar bench --corpus-import` on the repository's corpus
 // fixture: it rewrites only its own section, and raw Cayley loads exactly the quads the
-// import stored (counted in both stores, not taken from the table).
+// import stored, with the types the store leaves implied stated as the export states them
+// (counted in both stores, not taken from the table).
 func TestBenchCorpusImport(t *testing.T) {
 	bin := buildAthar(t, "-tags", "bench")
 	files, _ := filepath.Glob("../../internal/hadithapi/testdata/corpus/*.json")
