@@ -143,19 +143,8 @@ func TestRestoreRefusesACutGzipBackup(t *testing.T) {
 	whole := mustCLI(t, a, "export").stdout
 	file := filepath.Join(t.TempDir(), "athar.nq.gz")
 	mustCLI(t, a, "backup", "-o", file)
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(plain) != whole || !strings.Contains(whole, "\n# athar-export end quads=") {
+	raw, plain := gunzipFile(t, file)
+	if plain != whole || !strings.Contains(whole, "\n# athar-export end quads=") {
 		t.Fatalf("the backup inside the gzip is not the export with its trailer (%d vs %d bytes)", len(plain), len(whole))
 	}
 	lines := strings.SplitAfter(whole, "\n")
@@ -207,4 +196,22 @@ func TestRestoreOfACorruptGzipSaysWhatIsWrong(t *testing.T) {
 		}
 		t.Logf("damaged at %d: %d bytes: %s", at, len(msg), msg)
 	}
+}
+
+// gunzipFile returns the bytes of the gzip file at path and what they hold.
+func gunzipFile(t *testing.T, path string) (raw []byte, plain string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw, string(out)
 }

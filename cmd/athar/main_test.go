@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -124,19 +122,8 @@ func TestExportRoundTrip(t *testing.T) {
 	held := func(env map[string]string) string {
 		file := filepath.Join(t.TempDir(), "held.nq.gz")
 		mustCLI(t, env, "backup", "-o", file)
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out)
+		_, plain := gunzipFile(t, file)
+		return plain
 	}
 	if got, want := held(b), held(a); got != want {
 		t.Errorf("the store loaded from the export backs up as %d bytes, the seeded one as %d", len(got), len(want))
