@@ -119,6 +119,9 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("the export states the type of no %s", class)
 		}
 	}
+	if !strings.Contains(exported, "> <https://w3id.org/athar/vocab#evidence> \"I think that you should accept a ransom for them\" <") {
+		t.Error("the export states no evidence of the seed's attestations")
+	}
 	held := func(env map[string]string) string {
 		file := filepath.Join(t.TempDir(), "held.nq.gz")
 		mustCLI(t, env, "backup", "-o", file)

@@ -1,13 +1,35 @@
 package athar
 
-import "sort"
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
 
-// impliedClasses are the classes the store does not state: each is implied by a predicate
-// only nodes of the class have (a claim node's vocab:subject, an attestation's vocab:claim,
-// a chain link's vocab:narrator). Stating them took a fifth of a load's quads (385,000 of
-// 2.29 million at 10,000 generated narrations) and 14% of its time
-// (docs/BENCHMARKS.md); every RDF export states them again (WithImpliedTypes), so that
-// exports keep their shape, and a restore leaves them out (IsImpliedType).
+// What the store leaves implied, and every RDF export states.
+//
+// Two kinds of quad follow from others of their label, so the store does not hold them:
+//
+//   - the rdf:type of a claim node, an attestation and a chain link, each implied by a
+//     predicate only nodes of the class have (impliedClasses). Stating them took a fifth
+//     of a load's quads (385,000 of 2.29 million at 10,000 generated narrations) and 14%
+//     of its time (docs/BENCHMARKS.md);
+//   - the vocab:evidence of a narration's attestation, when it is the passage of the
+//     narration's vocab:text at the attestation's vocab:start and vocab:end (code points):
+//     validation stores the passage as the text writes it, so for a document it always is
+//     (narration.Compile states it otherwise). Each was a literal of its own in Cayley,
+//     a new node for every attestation.
+//
+// Every RDF export and backup states them again (StateImplied, ImpliedStater), so exports
+// keep their shape; a restore, a load of an export and the decompiler leave them out
+// (DropImplied). A corpus record's attestations give no evidence in exports either: theirs
+// is the passage of the record's edition text (hadith.CompileWith), not of a vocab:text
+// of the label.
+
+// impliedClasses are the classes the store does not state, by the predicate that implies
+// them: a claim node's vocab:subject, an attestation's vocab:claim, a chain link's
+// vocab:narrator.
 var impliedClasses = map[string]string{
 	PredSubject:  ClassClaim,
 	PredClaim:    ClassAttestation,
@@ -34,6 +56,158 @@ func IsImpliedType(q Quad) bool {
 	return false
 }
 
+// Passage returns the code points [start, end) of text, and false when they are not all
+// in it. Invalid UTF-8 bytes count as one code point each, as []rune(text) counts them.
+func Passage(text string, start, end int) (string, bool) {
+	if start < 0 || end < start {
+		return "", false
+	}
+	i, from := 0, -1
+	for b := range text {
+		if i == start {
+			from = b
+		}
+		if i == end {
+			return text[from:b], true
+		}
+		i++
+	}
+	if i == start {
+		from = len(text)
+	}
+	if i == end && from >= 0 {
+		return text[from:], true
+	}
+	return "", false
+}
+
+// attestationSpan is what an attestation node states in one label: enough to tell whether
+// its evidence is implied.
+type attestationSpan struct {
+	label, node, narration string
+	start, end             int
+	hasStart, hasEnd       bool
+	evidence               *Term // as stated, if it is
+}
+
+// spans gathers the attestations of qs (nodes under Base+"attestation:" that state a
+// vocab:narration, vocab:start, vocab:end or vocab:evidence), by label and node, in the
+// order they first appear, and the texts of the narrations whose own labels qs hold.
+func spans(qs []Quad) (order []*attestationSpan, texts map[string]string) {
+	prefix := Base + AttestationPrefix + "/"
+	byNode := map[[2]string]*attestationSpan{}
+	for i := range qs {
+		q := &qs[i]
+		switch q.Predicate {
+		case PredText:
+			if q.Subject == q.Label && !IsCorpusLabel(q.Label) {
+				if texts == nil {
+					texts = map[string]string{}
+				}
+				texts[q.Label] = q.Object.Literal
+			}
+			continue
+		case PredNarration, PredStart, PredEnd, PredEvidence:
+		default:
+			continue
+		}
+		if !strings.HasPrefix(q.Subject, prefix) {
+			continue
+		}
+		k := [2]string{q.Label, q.Subject}
+		a := byNode[k]
+		if a == nil {
+			a = &attestationSpan{label: q.Label, node: q.Subject}
+			byNode[k] = a
+			order = append(order, a)
+		}
+		switch q.Predicate {
+		case PredNarration:
+			a.narration = q.Object.IRI
+		case PredStart:
+			a.start, _ = strconv.Atoi(q.Object.Literal)
+			a.hasStart = true
+		case PredEnd:
+			a.end, _ = strconv.Atoi(q.Object.Literal)
+			a.hasEnd = true
+		case PredEvidence:
+			t := q.Object
+			a.evidence = &t
+		}
+	}
+	return order, texts
+}
+
+// impliedPassage returns the evidence a's label implies for it: the passage of its
+// narration's text at its offsets, when a is an attestation of the narration whose label
+// it is in and that label gives the narration's text.
+func (a *attestationSpan) impliedPassage(texts map[string]string) (string, bool) {
+	if !a.hasStart || !a.hasEnd || a.narration != a.label {
+		return "", false
+	}
+	text, ok := texts[a.label]
+	if !ok {
+		return "", false
+	}
+	return Passage(text, a.start, a.end)
+}
+
+// isPlainString reports whether t is a string literal without a language.
+func isPlainString(t Term) bool {
+	return !t.IsIRI() && t.Lang == "" && (t.Datatype == "" || t.Datatype == XSDString)
+}
+
+// ImpliedEvidence returns the vocab:evidence quads qs imply and do not state, in the order
+// their attestations first appear: for each attestation of a narration, in the
+// narration's own label, that states its offsets but no evidence, the passage of the
+// narration's vocab:text (in qs, in that label) at the offsets.
+func ImpliedEvidence(qs []Quad) []Quad {
+	order, texts := spans(qs)
+	if texts == nil {
+		return nil
+	}
+	var out []Quad
+	for _, a := range order {
+		if a.evidence != nil {
+			continue
+		}
+		if p, ok := a.impliedPassage(texts); ok {
+			out = append(out, Quad{Subject: a.node, Predicate: PredEvidence, Object: StringTerm(p), Label: a.label})
+		}
+	}
+	return out
+}
+
+// DropImplied removes from qs, in place, the quads the store leaves implied: the types
+// IsImpliedType names, and each vocab:evidence that is exactly what ImpliedEvidence would
+// state without it. An evidence that differs from the passage at its offsets stays.
+func DropImplied(qs []Quad) []Quad {
+	qs = slices.DeleteFunc(qs, IsImpliedType)
+	order, texts := spans(qs)
+	if texts == nil {
+		return qs
+	}
+	drop := map[[2]string]string{}
+	for _, a := range order {
+		if a.evidence == nil || !isPlainString(*a.evidence) {
+			continue
+		}
+		if p, ok := a.impliedPassage(texts); ok && p == a.evidence.Literal {
+			drop[[2]string{a.label, a.node}] = p
+		}
+	}
+	if len(drop) == 0 {
+		return qs
+	}
+	return slices.DeleteFunc(qs, func(q Quad) bool {
+		if q.Predicate != PredEvidence {
+			return false
+		}
+		p, ok := drop[[2]string{q.Label, q.Subject}]
+		return ok && q.Object.Literal == p && isPlainString(q.Object)
+	})
+}
+
 // ImpliedTypes returns the rdf:type quads that qs imply (see impliedClasses), one per node,
 // class and label, in the order their nodes first appear; qs may state some of them already.
 func ImpliedTypes(qs []Quad) []Quad {
@@ -53,12 +227,13 @@ func ImpliedTypes(qs []Quad) []Quad {
 	return out
 }
 
-// StateImpliedTypes returns qs, sorted by label then by Key (the order of Store.Quads and
-// of exports), with the types they imply (ImpliedTypes) merged in, in the same order: what
-// every RDF export writes. A type qs states already (a store written before they were left
-// implied) is given once. qs is returned as it is when it implies nothing.
-func StateImpliedTypes(qs []Quad) []Quad {
-	types := ImpliedTypes(qs)
+// StateImplied returns qs, sorted by label then by Key (the order of Store.Quads and of
+// exports), with the types and the evidence they imply (ImpliedTypes, ImpliedEvidence)
+// merged in, in the same order: what every RDF export writes. A quad qs states already (a
+// store written before it was left implied) is given once. qs is returned as it is when it
+// implies nothing.
+func StateImplied(qs []Quad) []Quad {
+	types := append(ImpliedTypes(qs), ImpliedEvidence(qs)...)
 	if len(types) == 0 {
 		return qs
 	}
@@ -108,17 +283,17 @@ func (b byLabelKey) Swap(i, j int) {
 	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
 }
 
-// TypeStater passes quads given in the order of Store.Quads (by label, then key) on to
-// Write with the types they imply merged in (StateImpliedTypes), holding one label's quads
-// at a time: the whole graph's export and a backup stream through it. Flush after the last.
-type TypeStater struct {
+// ImpliedStater passes quads given in the order of Store.Quads (by label, then key) on to
+// Write with what they imply merged in (StateImplied), holding one label's quads at a
+// time: the whole graph's export and a backup stream through it. Flush after the last.
+type ImpliedStater struct {
 	Write func(Quad) error
 	label string
 	buf   []Quad
 }
 
 // Add takes the next quad.
-func (s *TypeStater) Add(q Quad) error {
+func (s *ImpliedStater) Add(q Quad) error {
 	if q.Label != s.label {
 		if err := s.Flush(); err != nil {
 			return err
@@ -129,9 +304,9 @@ func (s *TypeStater) Add(q Quad) error {
 	return nil
 }
 
-// Flush writes the quads held, and their types.
-func (s *TypeStater) Flush() error {
-	for _, q := range StateImpliedTypes(s.buf) {
+// Flush writes the quads held, and what they imply.
+func (s *ImpliedStater) Flush() error {
+	for _, q := range StateImplied(s.buf) {
 		if err := s.Write(q); err != nil {
 			return err
 		}

@@ -4,14 +4,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
-// StateImpliedTypes merges the types into quads sorted as exports sort them: the result is
+// StateImplied merges the types into quads sorted as exports sort them: the result is
 // what sorting everything again would give, whatever labels and nodes the types fall
 // between, and a type already stated (a store written before they were left implied) is
 // written once.
-func TestStateImpliedTypes(t *testing.T) {
+func TestStateImplied(t *testing.T) {
 	n := func(s string) string { return Base + s }
 	quad := func(s, p string, o Term, label string) Quad {
 		return Quad{Subject: n(s), Predicate: p, Object: o, Label: n(label)}
@@ -48,15 +50,15 @@ func TestStateImpliedTypes(t *testing.T) {
 			}
 		}
 		qs = sortQuads(qs)
-		if got := StateImpliedTypes(qs); !slices.Equal(got, want) {
+		if got := StateImplied(qs); !slices.Equal(got, want) {
 			t.Fatalf("round %d: merged\n%v\nwant\n%v", i, got, want)
 		}
 	}
-	if got := StateImpliedTypes(sortQuads(slices.Clone(want))); !slices.Equal(got, want) {
+	if got := StateImplied(sortQuads(slices.Clone(want))); !slices.Equal(got, want) {
 		t.Error("every type stated already: not left as it was")
 	}
 	plain := []Quad{quad("person/x", RDFSLabel, StringTerm("X"), "narration/a")}
-	if got := StateImpliedTypes(plain); !slices.Equal(got, plain) {
+	if got := StateImplied(plain); !slices.Equal(got, plain) {
 		t.Errorf("quads that imply nothing: %v", got)
 	}
 }
@@ -69,4 +71,84 @@ func sortQuads(qs []Quad) []Quad {
 	}
 	sort.Sort(byLabelKey{qs, keys})
 	return slices.Compact(qs)
+}
+
+func TestPassage(t *testing.T) {
+	text := "قال عمر: Badr\x80 ok"
+	runes := []rune(text)
+	for start := -1; start <= len(runes)+1; start++ {
+		for end := -1; end <= len(runes)+1; end++ {
+			got, ok := Passage(text, start, end)
+			in := 0 <= start && start <= end && end <= len(runes)
+			if ok != in {
+				t.Fatalf("Passage(%d, %d): ok %v, want %v", start, end, ok, in)
+			}
+			if !in {
+				continue
+			}
+			// The same code points as []rune counts them; an invalid byte is itself.
+			if want := string(runes[start:end]); got != want && !strings.Contains(got, "\x80") {
+				t.Errorf("Passage(%d, %d) = %q, want %q", start, end, got, want)
+			}
+			if utf8.RuneCountInString(got) != end-start {
+				t.Errorf("Passage(%d, %d) = %q: %d code points", start, end, got, utf8.RuneCountInString(got))
+			}
+		}
+	}
+}
+
+// The evidence of a narration's attestation is implied by the narration's text in the same
+// label: exports state it, a restore drops it, and only when it is exactly that passage.
+func TestImpliedEvidence(t *testing.T) {
+	n := func(s string) string { return Base + s }
+	quad := func(s, p string, o Term, label string) Quad {
+		return Quad{Subject: n(s), Predicate: p, Object: o, Label: n(label)}
+	}
+	text := "On the day of Badr, أبو بكر advised ransom."
+	att := func(a, label, narration string, start, end int) []Quad {
+		return []Quad{
+			quad(a, PredClaim, IRITerm(n("claim/1")), label),
+			quad(a, PredNarration, IRITerm(n(narration)), label),
+			quad(a, PredStart, IntTerm(start), label),
+			quad(a, PredEnd, IntTerm(end), label),
+		}
+	}
+	var qs []Quad
+	qs = append(qs, quad("narration/a", PredText, StringTerm(text), "narration/a"))
+	qs = append(qs, att("attestation/1", "narration/a", "narration/a", 20, 27)...) // أبو بكر
+	qs = append(qs, att("attestation/2", "narration/a", "narration/a", 0, 18)...)
+	qs = append(qs, att("attestation/3", "narration/b", "narration/a", 0, 2)...)   // another label: no text there
+	qs = append(qs, att("attestation/4", "narration/a", "narration/c", 0, 2)...)   // another narration's
+	qs = append(qs, att("attestation/5", "narration/a", "narration/a", 40, 99)...) // out of the text
+	qs = append(qs, quad("corpus/x/text/eng", PredText, StringTerm(text), "corpus/x"))
+	qs = append(qs, att("attestation/6", "corpus/x", "corpus/x", 0, 2)...) // a record's: read from its edition
+	stated := quad("attestation/2", PredEvidence, StringTerm("On the day of Badr"), "narration/a")
+	differs := quad("attestation/7", PredEvidence, StringTerm("On  the day"), "narration/a")
+	qs = append(qs, att("attestation/7", "narration/a", "narration/a", 0, 10)...)
+
+	got := ImpliedEvidence(append(slices.Clone(qs), stated, differs))
+	want := []Quad{quad("attestation/1", PredEvidence, StringTerm("أبو بكر"), "narration/a")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("implied %v, want %v", got, want)
+	}
+	got = ImpliedEvidence(qs)
+	want = append(want, stated, quad("attestation/7", PredEvidence, StringTerm("On the day"), "narration/a"))
+	if !slices.Equal(got, want) {
+		t.Fatalf("with no evidence stated: implied %v, want %v", got, want)
+	}
+
+	// A restore keeps the evidence that differs from the passage, and any that is not a
+	// plain string; it drops the rest, and the types.
+	tagged := quad("attestation/1", PredEvidence, Term{Literal: "أبو بكر", Lang: "ar"}, "narration/a")
+	typ := quad("attestation/1", RDFType, IRITerm(ClassAttestation), "narration/a")
+	full := append(slices.Clone(qs), stated, differs, tagged, typ)
+	kept := DropImplied(slices.Clone(full))
+	if wantKept := append(slices.Clone(qs), differs, tagged); !slices.Equal(kept, wantKept) {
+		t.Errorf("restored %v\nwant %v", kept, wantKept)
+	}
+	// What an export states, a restore drops: the round trip gives the store's quads back.
+	store := append(slices.Clone(qs), differs)
+	if back := DropImplied(StateImplied(sortQuads(slices.Clone(store)))); !slices.Equal(sortQuads(back), sortQuads(store)) {
+		t.Errorf("stated then dropped: %v\nwant %v", back, store)
+	}
 }

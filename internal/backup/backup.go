@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/cayleystore"
@@ -34,7 +33,7 @@ func Write(ctx context.Context, st Quads, w io.Writer) (int, error) {
 	n := 0
 	// As the whole graph's export: the types of claims, attestations and chain links, which
 	// the store leaves implied, stated (restore leaves them out again).
-	s := athar.TypeStater{Write: func(q athar.Quad) error { n++; return enc.Write(q) }}
+	s := athar.ImpliedStater{Write: func(q athar.Quad) error { n++; return enc.Write(q) }}
 	if err := st.Quads(ctx, s.Add); err != nil {
 		return n, err
 	}
@@ -156,7 +155,7 @@ type Restorer interface {
 // Restore makes the graph, as st shows it, hold exactly the backup's quads, through w in
 // one write (one transaction, one log entry): into an empty graph, or with replace in place
 // of everything. A backup not verified by its trailer never removes a quad. It returns the
-// changes made. It overwrites quads' elements: it drops the implied types in place.
+// changes made. It overwrites quads' elements: it drops the implied quads in place.
 func Restore(ctx context.Context, w Restorer, st Quads, quads []athar.Quad, verified, replace bool) (athar.Changeset, error) {
 	var old []athar.Quad
 	if err := st.Quads(ctx, func(q athar.Quad) error { old = append(old, q); return nil }); err != nil {
@@ -165,10 +164,11 @@ func Restore(ctx context.Context, w Restorer, st Quads, quads []athar.Quad, veri
 	if len(old) > 0 && !replace {
 		return athar.Changeset{}, fmt.Errorf("the store holds %d quads; restore into an empty store, or pass --replace", len(old))
 	}
-	// The types of claims, attestations and chain links, which every export and backup
-	// states, are left implied (ingest's Restore drops them), and the changes returned say
-	// so. In place: a large backup's quads are not held twice.
-	quads = slices.DeleteFunc(quads, athar.IsImpliedType)
+	// What every export and backup states and the store leaves implied (the types of
+	// claims, attestations and chain links; evidence that is the passage at its offsets)
+	// is left out, as ingest's Restore leaves it, and the changes returned say so. In
+	// place: a large backup's quads are not held twice.
+	quads = athar.DropImplied(quads)
 	cs := athar.Diff("", old, quads)
 	if !verified && len(cs.Remove) > 0 {
 		return athar.Changeset{}, fmt.Errorf("the file is not verified (--unverified) and lacks %d of the store's %d quads: an unverified file never removes quads; restore it into an empty store", len(cs.Remove), len(old))

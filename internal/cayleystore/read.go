@@ -973,7 +973,7 @@ func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar
 	defer s.mu.RUnlock()
 	out := make([]*athar.Claim, len(ids))
 	if !s.rmStale {
-		corpus := map[athar.ID]string{}
+		corpus, texts := map[athar.ID]string{}, map[string]string{}
 		err := s.man.view(func(tx manifestTx) error {
 			for i, id := range ids {
 				if err := ctx.Err(); err != nil {
@@ -982,7 +982,7 @@ func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar
 				if id.Prefix() != athar.ClaimPrefix {
 					continue
 				}
-				c, err := rmClaim(tx, id, corpus, first)
+				c, err := rmClaim(tx, id, corpus, texts, first)
 				if err != nil {
 					return err
 				}
@@ -1043,7 +1043,7 @@ func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
 	var c *athar.Claim
 	corpus := map[athar.ID]string{}
 	err := s.man.view(func(tx manifestTx) (err error) {
-		c, err = rmClaim(tx, id, corpus, -1)
+		c, err = rmClaim(tx, id, corpus, nil, -1)
 		return err
 	})
 	if err != nil {
@@ -1154,14 +1154,20 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 			a.Edition = obj.Literal
 		}
 	}
-	if a.Evidence == "" && a.HasSpan && a.Edition != "" && athar.IsCorpusLabel(label) {
-		// a corpus record's attestation gives no evidence: it is the passage of the
-		// edition's text the record holds (hadith.CompileWith)
-		ev, err := s.corpusPassage(ctx, label, a.Edition, a.Start, a.End)
+	if a.Evidence == "" && a.HasSpan {
+		var err error
+		switch {
+		case a.Edition != "" && athar.IsCorpusLabel(label):
+			// a corpus record's attestation gives no evidence: it is the passage of the
+			// edition's text the record holds (hadith.CompileWith)
+			a.Evidence, err = s.corpusPassage(ctx, label, a.Edition, a.Start, a.End)
+		case label == a.Narration.IRI():
+			// left implied: the passage of the narration's text (athar.DropImplied)
+			a.Evidence, err = s.passage(ctx, label, label, a.Start, a.End)
+		}
 		if err != nil {
 			return athar.Attestation{}, err
 		}
-		a.Evidence = ev
 	}
 	return a, nil
 }
@@ -1169,7 +1175,13 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 // corpusPassage returns the passage [start, end) (code points) of the text of edition in
 // the corpus record labelled label (its node label/text/edition); "" when there is none.
 func (s *Store) corpusPassage(ctx context.Context, label, edition string, start, end int) (string, error) {
-	qs, err := s.out(ctx, label+"/text/"+edition)
+	return s.passage(ctx, label+"/text/"+edition, label, start, end)
+}
+
+// passage returns the passage [start, end) (code points) of node's vocab:text in label; ""
+// when there is none.
+func (s *Store) passage(ctx context.Context, node, label string, start, end int) (string, error) {
+	qs, err := s.out(ctx, node)
 	if err != nil {
 		return "", err
 	}
@@ -1177,8 +1189,8 @@ func (s *Store) corpusPassage(ctx context.Context, label, edition string, start,
 		if iriOf(q.Predicate) != athar.PredText || iriOf(q.Label) != label {
 			continue
 		}
-		if r := []rune(fromValue(q.Object).Literal); 0 <= start && start <= end && end <= len(r) {
-			return string(r[start:end]), nil
+		if p, ok := athar.Passage(fromValue(q.Object).Literal, start, end); ok {
+			return p, nil
 		}
 	}
 	return "", nil

@@ -63,7 +63,7 @@ const (
 var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
 
 // rmRetiredBuckets are buckets of earlier layouts of the read model, dropped by a rebuild.
-var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim"}
+var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim", "athar.rm.claim2"}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {

@@ -12,7 +12,9 @@ package cayleystore
 //	"f\x00" label \x00 node                 -> its fields: (predicate, object hash, object)...
 //	"c\x00" claim \x00 label \x00 attestation -> 1 (the attestation's vocab:claim quad)
 //
-// where the node is a claim or an attestation (its id, "claim:6e1a..."), the label a
+// where the node is a claim or an attestation (its id, "claim:6e1a..."), or the narration
+// whose label it is (its vocab:text alone: the passages of the attestations whose
+// evidence the store leaves implied, athar.DropImplied), the label a
 // narration's id (or the IRI of a label that is not one), and each field one quad of the
 // node in that label: its predicate, one of claimFieldPreds (its local name in the
 // vocabulary), the first 8 bytes of the SHA-256 of the object's N-Quads form (which tells
@@ -45,13 +47,15 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-const rmClaimBucket = "athar.rm.claim2"
+const rmClaimBucket = "athar.rm.claim3"
 
-// claimFieldPreds are the predicates of claim and attestation nodes that Claims reads.
+// claimFieldPreds are the predicates of claim and attestation nodes that Claims reads, and
+// a narration's vocab:text (in its own label), from which an attestation's evidence left
+// implied is read (athar.DropImplied).
 var claimFieldPreds = map[string]bool{
 	athar.PredSubject: true, athar.PredPredicate: true, athar.PredObject: true, athar.PredValue: true,
 	athar.PredClaim: true, athar.PredNarration: true, athar.PredEvidence: true, athar.PredStart: true,
-	athar.PredEnd: true, athar.RDFSComment: true, athar.PredEdition: true,
+	athar.PredEnd: true, athar.RDFSComment: true, athar.PredEdition: true, athar.PredText: true,
 }
 
 // claimPredShort and claimPredLong map the local names of claimFieldPreds to themselves
@@ -95,12 +99,19 @@ func claimRowOf(q quad.Quad) (claimRow, bool) {
 		return claimRow{}, false
 	}
 	id, ok := athar.ParseIRI(iriOf(q.Subject))
-	if !ok || (id.Prefix() != athar.ClaimPrefix && id.Prefix() != athar.AttestationPrefix) {
+	if !ok {
 		return claimRow{}, false
 	}
 	label := iriOf(q.Label)
 	if l, ok := athar.ParseIRI(label); ok {
 		label = string(l)
+	}
+	if p == athar.PredText {
+		if label != string(id) || id.Prefix() != athar.TypeNarration.Prefix() {
+			return claimRow{}, false // a corpus record's texts, say: not a narration's own
+		}
+	} else if id.Prefix() != athar.ClaimPrefix && id.Prefix() != athar.AttestationPrefix {
+		return claimRow{}, false
 	}
 	obj := ""
 	if q.Object != nil {
@@ -323,7 +334,10 @@ func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, o
 //
 // first, when not negative, reads only the claim's first attestations in the order they
 // are listed (see rmAttestationHeads).
-func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, first int) (*athar.Claim, error) {
+//
+// texts, when not nil, keeps the narration texts read for evidence left implied, so that
+// a page's claims read each narration's text once.
+func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[string]string, first int) (*athar.Claim, error) {
 	type att struct{ label, id string }
 	prefix := "c\x00" + string(id) + "\x00"
 	var atts []att
@@ -397,6 +411,11 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, first int) 
 				return a, err
 			}
 		}
+		if a.Evidence == "" && a.HasSpan && slices.Contains(labels[x], string(a.Narration)) {
+			if err := rmPassage(tx, &a, texts); err != nil {
+				return a, err
+			}
+		}
 		return a, nil
 	}
 	if first >= 0 && len(order) > first {
@@ -419,6 +438,30 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, first int) 
 	}
 	sortAttestations(c.Attestations)
 	return c, nil
+}
+
+// rmPassage gives a, an attestation with offsets and no evidence in its narration's label,
+// the evidence the store leaves implied there (athar.DropImplied): the passage of the
+// narration's text at its offsets. texts, when not nil, caches the texts read.
+func rmPassage(tx manifestTx, a *athar.Attestation, texts map[string]string) error {
+	label := string(a.Narration)
+	text, ok := texts[label]
+	if !ok {
+		err := rmFields(tx, label, a.Narration, func(pred string, obj athar.Term) error {
+			if pred == athar.PredText {
+				text, ok = obj.Literal, true
+			}
+			return nil
+		})
+		if err != nil || !ok {
+			return err
+		}
+		if texts != nil {
+			texts[label] = text
+		}
+	}
+	a.Evidence, _ = athar.Passage(text, a.Start, a.End)
+	return nil
 }
 
 // attestationHeads are a claim's first attestations and how many narrations state it.

@@ -71,7 +71,7 @@ func TestClaimRowsDoNotDependOnOrder(t *testing.T) {
 	if len(want) != 4 {
 		t.Fatalf("%d rows, want 4: %q", len(want), want)
 	}
-	c, err := rmClaim(in, athar.ID("claim:c1"), nil, -1)
+	c, err := rmClaim(in, athar.ID("claim:c1"), nil, nil, -1)
 	if err != nil || c == nil {
 		t.Fatalf("rmClaim: %v, %v", c, err)
 	}
@@ -122,7 +122,7 @@ func TestClaimRowCorrupt(t *testing.T) {
 			}
 		}
 	}
-	if _, err := rmClaim(m, athar.ID("claim:c1"), nil, -1); err == nil {
+	if _, err := rmClaim(m, athar.ID("claim:c1"), nil, nil, -1); err == nil {
 		t.Fatal("a truncated row read without an error")
 	}
 	// Lengths past the row's end, the largest a uvarint holds among them.

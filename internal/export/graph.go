@@ -18,7 +18,7 @@ func Narration(ctx context.Context, w io.Writer, st athar.Store, id athar.ID) er
 	if len(qs) == 0 {
 		return athar.E("export", athar.NotFound, "no narration %s in the store", id)
 	}
-	return cayleystore.WriteNQuadsSealed(w, athar.StateImpliedTypes(qs))
+	return cayleystore.WriteNQuadsSealed(w, athar.StateImplied(qs))
 }
 
 // Graph writes to w, in format, the part of st that opts selects (Select). The whole graph
@@ -27,7 +27,7 @@ func Narration(ctx context.Context, w io.Writer, st athar.Store, id athar.ID) er
 func Graph(ctx context.Context, w io.Writer, st athar.Store, format string, opts Options) error {
 	if format == NQuads && opts.Root == "" && opts.Narration == "" && len(opts.Predicates) == 0 {
 		enc := cayleystore.NewNQuadsWriter(w)
-		s := athar.TypeStater{Write: enc.Write}
+		s := athar.ImpliedStater{Write: enc.Write}
 		if err := st.Quads(ctx, s.Add); err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ func TestNarrationAndGraph(t *testing.T) {
 	if err := st.Quads(ctx, func(q athar.Quad) error { held = append(held, q); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	all := len(athar.StateImpliedTypes(held))
+	all := len(athar.StateImplied(held))
 	if all <= len(held) {
 		t.Fatalf("the seeds' %d quads imply no types", len(held))
 	}

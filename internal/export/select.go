@@ -115,7 +115,7 @@ func Select(ctx context.Context, st athar.Store, opts Options) (*Subgraph, error
 		}
 	}
 	if err == nil {
-		sg.Quads = athar.StateImpliedTypes(sg.Quads)
+		sg.Quads = athar.StateImplied(sg.Quads)
 		sg.Provenance, err = provenance(ctx, st, sg.Edges)
 	}
 	if err != nil {

@@ -164,10 +164,10 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 // export), one transaction for all. Every quad must be labelled with a narration that the
 // quads themselves declare, or with a reserved graph (athar.QuranGraph: statements about
 // verses only). With replace, every narration (and the Qur'an graph) the store holds that
-// quads lack is removed in the same transaction: the graph becomes exactly quads, less the
-// types of claims, attestations and chain links that exports state and the store leaves
-// implied (athar.IsImpliedType). It returns the ids of the narrations and reserved graphs
-// restored.
+// quads lack is removed in the same transaction: the graph becomes exactly quads, less what
+// exports state and the store leaves implied (athar.DropImplied: the types of claims,
+// attestations and chain links, and evidence that is the passage at its offsets). It
+// returns the ids of the narrations and reserved graphs restored.
 func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) ([]athar.ID, error) {
 	if err := im.lock(ctx, "restore"); err != nil {
 		return nil, err
@@ -179,10 +179,10 @@ func (im *Local) Restore(ctx context.Context, quads []athar.Quad, replace bool) 
 		if !athar.IsReservedGraph(q.Label) && !athar.IsCorpusLabel(q.Label) && (!ok || id.Prefix() != athar.TypeNarration.Prefix()) {
 			return nil, athar.E("restore", athar.Invalid, "quad %s: the graph label must be a narration IRI (%snarration/...), a corpus record's (%scorpus/...) or %s", q.Key(), athar.Base, athar.Base, athar.QuranGraph.IRI())
 		}
-		if athar.IsImpliedType(q) {
-			continue // exports state it; the store leaves it implied, as a load does
-		}
 		byLabel[id] = append(byLabel[id], q)
+	}
+	for id, qs := range byLabel {
+		byLabel[id] = athar.DropImplied(qs) // exports state them; the store leaves them implied, as a load does
 	}
 	ids := make([]athar.ID, 0, len(byLabel))
 	for id := range byLabel {

@@ -2,6 +2,7 @@ package narration
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/athar-hadith/athar/internal/athar"
 )
@@ -12,11 +13,12 @@ import (
 //
 // Besides the plain triple of each claim (subject predicate object), it emits a claim node
 // (deterministic id from subject, predicate and object or value, shared by every narration
-// that makes the claim) and an attestation node carrying the evidence and its offsets. The
+// that makes the claim) and an attestation node carrying the evidence's offsets (and the
+// evidence itself only when it is not the text's passage at them: athar.DropImplied). The
 // narrator and chain become narrates and transmits claims without evidence; each grading
 // becomes a grading node (gradingIRI) linked from the narration.
 func Compile(c *Checked) []athar.Quad {
-	e := emitter{label: c.ID.IRI()}
+	e := emitter{label: c.ID.IRI(), text: c.Text, textOK: utf8.ValidString(c.Text)}
 	n := c.ID.IRI()
 	e.iri(n, athar.RDFType, athar.TypeNarration.IRI())
 	e.lit(n, athar.RDFSLabel, athar.StringTerm(c.Title))
@@ -162,8 +164,10 @@ func gradingIRI(narration athar.ID, position int) string {
 }
 
 type emitter struct {
-	label string
-	quads []athar.Quad
+	label  string
+	text   string // the narration's text
+	textOK bool   // whether text is valid UTF-8: only then is evidence left implied
+	quads  []athar.Quad
 }
 
 func (e *emitter) iri(s, p, o string) {
@@ -203,7 +207,11 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 	e.iri(ai, athar.PredClaim, ci)
 	e.iri(ai, athar.PredNarration, narration.IRI())
 	if cl.HasSpan {
-		e.lit(ai, athar.PredEvidence, athar.StringTerm(cl.Evidence))
+		// The evidence is left implied when it is the text's passage at its offsets, as
+		// validation makes it (athar.DropImplied): exports state it.
+		if p, ok := athar.Passage(e.text, cl.Start, cl.End); !ok || !e.textOK || p != cl.Evidence {
+			e.lit(ai, athar.PredEvidence, athar.StringTerm(cl.Evidence))
+		}
 		e.lit(ai, athar.PredStart, athar.IntTerm(cl.Start))
 		e.lit(ai, athar.PredEnd, athar.IntTerm(cl.End))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,37 @@ func TestDecompileInvertsCompile(t *testing.T) {
 		if len(c.Chain) == 0 || c.Narrator == "" || len(c.Claims) == 0 {
 			t.Errorf("%s: decompiled without chain, narrator or claims: %+v", id, c)
 		}
+		// The store leaves the evidence implied: it is read from the text at the offsets.
+		for _, cl := range c.Claims {
+			if p, _ := athar.Passage(c.Text, cl.Start, cl.End); !cl.HasSpan || cl.Evidence == "" || cl.Evidence != p {
+				t.Errorf("%s: claim %d decompiled with evidence %q at [%d,%d), the text has %q", id, cl.Index, cl.Evidence, cl.Start, cl.End, p)
+			}
+		}
+		// A store of an earlier build states the types and evidence: read the same.
+		old, err := narration.Decompile(id, athar.StateImplied(slices.Clone(qs)), schema.Vocabulary())
+		if err != nil || !reflect.DeepEqual(old, c) {
+			t.Errorf("%s: with the implied quads stated: %v\n%+v\nwant %+v", id, err, old, c)
+		}
+	}
+	// Evidence that is not the text's passage at its offsets is stated, and read back.
+	qs0, _ := st.NarrationQuads(ctx, "narration:ahmad-208")
+	c, err := narration.Decompile("narration:ahmad-208", qs0, schema.Vocabulary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Claims[0].Evidence = "not the passage"
+	compiled := narration.Compile(c)
+	stated := 0
+	for _, q := range compiled {
+		if q.Predicate == athar.PredEvidence {
+			stated++
+		}
+	}
+	if stated != 1 {
+		t.Errorf("%d evidence quads compiled, want the one that is not the passage", stated)
+	}
+	if back, err := narration.Decompile("narration:ahmad-208", compiled, schema.Vocabulary()); err != nil || back.Claims[0].Evidence != "not the passage" {
+		t.Errorf("decompiled %v: %+v", err, back)
 	}
 	// A quad Compile would not make is refused, never dropped.
 	qs, _ := st.NarrationQuads(ctx, "narration:ahmad-208")
