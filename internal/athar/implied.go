@@ -233,36 +233,36 @@ func ImpliedTypes(qs []Quad) []Quad {
 // store written before it was left implied) is given once. qs is returned as it is when it
 // implies nothing.
 func StateImplied(qs []Quad) []Quad {
-	types := append(ImpliedTypes(qs), ImpliedEvidence(qs)...)
-	if len(types) == 0 {
+	implied := append(ImpliedTypes(qs), ImpliedEvidence(qs)...)
+	if len(implied) == 0 {
 		return qs
 	}
-	typeKeys := make([]string, len(types))
-	for i, t := range types {
-		typeKeys[i] = t.Key()
+	keys := make([]string, len(implied))
+	for i, t := range implied {
+		keys[i] = t.Key()
 	}
-	sort.Sort(byLabelKey{types, typeKeys})
-	out := make([]Quad, 0, len(qs)+len(types))
+	sort.Sort(byLabelKey{implied, keys})
+	out := make([]Quad, 0, len(qs)+len(implied))
 	j := 0
 	for _, q := range qs {
 		k := ""
-		for j < len(types) {
-			t := types[j]
+		for j < len(implied) {
+			t := implied[j]
 			if t.Label == q.Label && k == "" {
 				k = q.Key()
 			}
-			if t.Label > q.Label || t.Label == q.Label && typeKeys[j] >= k {
+			if t.Label > q.Label || t.Label == q.Label && keys[j] >= k {
 				break
 			}
 			out = append(out, t)
 			j++
 		}
-		if j < len(types) && types[j] == q {
+		if j < len(implied) && implied[j] == q {
 			j++ // stated already
 		}
 		out = append(out, q)
 	}
-	return append(out, types[j:]...)
+	return append(out, implied[j:]...)
 }
 
 // byLabelKey sorts quads by label, then by their keys.
