@@ -39,12 +39,17 @@ func TestStateImplied(t *testing.T) {
 	if len(types) != 3*(3+3+1) {
 		t.Fatalf("%d implied types, want 21: %v", len(types), types)
 	}
-	want := sortQuads(append(slices.Clone(all), types...))
+	narrations := ImpliedNarrations(all)
+	if len(narrations) != 3*3 {
+		t.Fatalf("%d implied narrations, want 9: %v", len(narrations), narrations)
+	}
+	implied := slices.Concat(types, narrations)
+	want := sortQuads(slices.Concat(all, implied))
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 50 {
 		qs := slices.Clone(all)
-		// Some of the types already stated, as a store of an earlier build holds them.
-		for _, ty := range types {
+		// Some of them already stated, as a store of an earlier build holds them.
+		for _, ty := range implied {
 			if i > 0 && r.IntN(3) == 0 {
 				qs = append(qs, ty)
 			}
@@ -55,7 +60,7 @@ func TestStateImplied(t *testing.T) {
 		}
 	}
 	if got := StateImplied(sortQuads(slices.Clone(want))); !slices.Equal(got, want) {
-		t.Error("every type stated already: not left as it was")
+		t.Error("everything stated already: not left as it was")
 	}
 	plain := []Quad{quad("person/x", RDFSLabel, StringTerm("X"), "narration/a")}
 	if got := StateImplied(plain); !slices.Equal(got, plain) {
@@ -138,17 +143,69 @@ func TestImpliedEvidence(t *testing.T) {
 	}
 
 	// A restore keeps the evidence that differs from the passage, and any that is not a
-	// plain string; it drops the rest, and the types.
+	// plain string; it drops the rest, the types, and the narrations the labels imply.
 	tagged := quad("attestation/1", PredEvidence, Term{Literal: "أبو بكر", Lang: "ar"}, "narration/a")
 	typ := quad("attestation/1", RDFType, IRITerm(ClassAttestation), "narration/a")
 	full := append(slices.Clone(qs), stated, differs, tagged, typ)
 	kept := DropImplied(slices.Clone(full))
-	if wantKept := append(slices.Clone(qs), differs, tagged); !slices.Equal(kept, wantKept) {
+	ownLabel := func(q Quad) bool {
+		return q.Predicate == PredNarration && q.Object.IRI == n("narration/a") && q.Label == n("narration/a")
+	}
+	wantKept := slices.DeleteFunc(append(slices.Clone(qs), differs, tagged), ownLabel)
+	if !slices.Equal(kept, wantKept) {
 		t.Errorf("restored %v\nwant %v", kept, wantKept)
 	}
-	// What an export states, a restore drops: the round trip gives the store's quads back.
-	store := append(slices.Clone(qs), differs)
-	if back := DropImplied(StateImplied(sortQuads(slices.Clone(store)))); !slices.Equal(sortQuads(back), sortQuads(store)) {
+	// The evidence is implied as well when the narration is, as the store holds both.
+	store := DropImplied(append(slices.Clone(qs), differs))
+	if got := ImpliedEvidence(store); !slices.Equal(got, want[:2]) { // attestation/7 states its own
+		t.Errorf("with the narrations left implied: evidence %v, want %v", got, want)
+	}
+	// What an export states, a restore drops: the round trip gives the store's quads back,
+	// and the export states every narration and evidence.
+	exported := StateImplied(sortQuads(slices.Clone(store)))
+	for _, q := range slices.Concat(qs, want[:2], []Quad{differs}) {
+		if !slices.Contains(exported, q) {
+			t.Errorf("the export does not state %v", q)
+		}
+	}
+	if back := DropImplied(exported); !slices.Equal(sortQuads(back), sortQuads(store)) {
 		t.Errorf("stated then dropped: %v\nwant %v", back, store)
+	}
+}
+
+// An attestation's narration is implied by the narration's label it is stated in, when it
+// states its claim there and names no other narration: only then does the store leave it
+// out, and every export states it again.
+func TestImpliedNarrations(t *testing.T) {
+	n := func(s string) string { return Base + s }
+	quad := func(s, p string, o Term, label string) Quad {
+		return Quad{Subject: n(s), Predicate: p, Object: o, Label: n(label)}
+	}
+	claim := func(a, label string) Quad { return quad(a, PredClaim, IRITerm(n("claim/1")), label) }
+	narr := func(a, narration, label string) Quad { return quad(a, PredNarration, IRITerm(n(narration)), label) }
+	qs := []Quad{
+		claim("attestation/1", "narration/a"), narr("attestation/1", "narration/a", "narration/a"), // implied: dropped
+		claim("attestation/2", "narration/a"),                                                      // implied and not stated: stated by exports
+		claim("attestation/3", "narration/a"), narr("attestation/3", "narration/c", "narration/a"), // another's: kept
+		claim("attestation/4", "corpus/x"), narr("attestation/4", "narration/h", "corpus/x"), // a record's: kept
+		claim("attestation/5", "corpus/x"),                                                                               // no narration label to imply one
+		quad("attestation/6", PredStart, IntTerm(1), "narration/a"), narr("attestation/6", "narration/a", "narration/a"), // no claim: not an attestation here
+		claim("attestation/7", "narration/b"), narr("attestation/7", "narration/a", "narration/b"), // stated in another narration's label: kept
+	}
+	got := ImpliedNarrations(qs)
+	want := []Quad{narr("attestation/2", "narration/a", "narration/a")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("implied %v, want %v", got, want)
+	}
+	kept := DropImplied(slices.Clone(qs))
+	wantKept := slices.DeleteFunc(slices.Clone(qs), func(q Quad) bool { return q == narr("attestation/1", "narration/a", "narration/a") })
+	if !slices.Equal(kept, wantKept) {
+		t.Errorf("dropped to %v\nwant %v", kept, wantKept)
+	}
+	if got := ImpliedNarrations(kept); !slices.Equal(got, []Quad{narr("attestation/1", "narration/a", "narration/a"), narr("attestation/2", "narration/a", "narration/a")}) {
+		t.Errorf("after the drop: implied %v", got)
+	}
+	if back := StateImplied(sortQuads(slices.Clone(kept))); !slices.Equal(sortQuads(DropImplied(slices.Clone(back))), sortQuads(kept)) {
+		t.Errorf("stated then dropped: %v", back)
 	}
 }

@@ -31,6 +31,21 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 		return nil, err
 	}
 	defer s.mu.RUnlock()
+	qs, err := s.labelQuads(ctx, label)
+	if err != nil {
+		return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
+	}
+	out := make([]athar.Quad, len(qs))
+	for i, q := range qs {
+		out[i] = fromQuad(q)
+	}
+	athar.SortQuads(out)
+	return out, nil
+}
+
+// labelQuads reads the quads of label from its manifest entry, or by scanning the store when
+// the entry is pending. Callers hold a lock and have settled label (settleFor).
+func (s *Store) labelQuads(ctx context.Context, label string) ([]quad.Quad, error) {
 	var entry []byte
 	var pending bool
 	err := s.man.view(func(tx manifestTx) error {
@@ -39,7 +54,7 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("narration quads of %s: %w", narration, err)
+		return nil, err
 	}
 	if pending {
 		entry = entry[:0]
@@ -51,16 +66,7 @@ func (s *Store) NarrationQuads(ctx context.Context, narration athar.ID) ([]athar
 			return nil, err
 		}
 	}
-	qs, err := s.decodeEntry(ctx, label, entry)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]athar.Quad, len(qs))
-	for i, q := range qs {
-		out[i] = fromQuad(q)
-	}
-	athar.SortQuads(out)
-	return out, nil
+	return s.decodeEntry(ctx, label, entry)
 }
 
 // NarrationDigests implements athar.Store: the SHA-256 of each label's manifest entry, its
@@ -1135,9 +1141,15 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 	id, _ := athar.ParseIRI(iri)
 	a := athar.Attestation{ID: id, Claim: claim}
 	var label string
+	var labels []string
 	for _, q := range qs {
 		obj := fromValue(q.Object)
 		label = iriOf(q.Label)
+		if iriOf(q.Predicate) == athar.PredClaim {
+			if l, ok := athar.ParseIRI(label); ok {
+				labels = append(labels, string(l))
+			}
+		}
 		switch iriOf(q.Predicate) {
 		case athar.PredNarration:
 			a.Narration, _ = athar.ParseIRI(obj.IRI)
@@ -1153,6 +1165,10 @@ func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (at
 		case athar.PredEdition:
 			a.Edition = obj.Literal
 		}
+	}
+	if a.Narration == "" {
+		// left implied by the narration's label it is stated in (athar.ImpliedNarrations)
+		a.Narration = impliedNarration(labels)
 	}
 	if a.Evidence == "" && a.HasSpan {
 		var err error
@@ -1199,6 +1215,11 @@ func (s *Store) passage(ctx context.Context, node, label string, start, end int)
 // FindClaims implements athar.Store.
 func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error) {
 	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	// The narrations' claims are read from their quads (narrationClaims): a bulk load's
+	// last entries are made first.
+	if err := s.settle(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.RUnlock()
@@ -1253,8 +1274,34 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	if err == nil && f.Predicate != "" {
 		err = collect(athar.VocabBase+f.Predicate, athar.PredPredicate, "")
 	}
+	// narrationClaims collects the claims narration n attests: those of the attestations
+	// that state it as their narration (a corpus record's, or any in a store written before
+	// the narration was left implied), and those of the attestations in its own label that
+	// state no other (athar.ImpliedNarrations).
+	narrationClaims := func(n string) error {
+		if err := collect(n, athar.PredNarration, athar.PredClaim); err != nil {
+			return err
+		}
+		qs, err := s.labelQuads(ctx, n)
+		if err != nil {
+			return err
+		}
+		other := map[quad.Value]bool{}
+		for _, q := range qs {
+			if iriOf(q.Predicate) == athar.PredNarration && iriOf(q.Object) != n {
+				other[q.Subject] = true
+			}
+		}
+		set := sets[len(sets)-1]
+		for _, q := range qs {
+			if iriOf(q.Predicate) == athar.PredClaim && !other[q.Subject] {
+				set[iriOf(q.Object)] = true
+			}
+		}
+		return nil
+	}
 	if err == nil && f.Narration != "" {
-		err = collect(f.Narration.IRI(), athar.PredNarration, athar.PredClaim)
+		err = narrationClaims(f.Narration.IRI())
 	}
 	if err == nil && len(sets) == 0 {
 		// Every claim: those the narrations attest. The store does not state the type of a
@@ -1264,7 +1311,7 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 			all := map[string]bool{}
 			for n := range narrations {
 				sets = sets[:0]
-				if err = collect(n, athar.PredNarration, athar.PredClaim); err != nil {
+				if err = narrationClaims(n); err != nil {
 					break
 				}
 				for c := range sets[0] {

@@ -411,6 +411,10 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[s
 				return a, err
 			}
 		}
+		if a.Narration == "" {
+			// left implied by the narration's label it is stated in (athar.ImpliedNarrations)
+			a.Narration = impliedNarration(labels[x])
+		}
 		if a.Evidence == "" && a.HasSpan && slices.Contains(labels[x], string(a.Narration)) {
 			if err := rmPassage(tx, &a, texts); err != nil {
 				return a, err
@@ -438,6 +442,18 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[s
 	}
 	sortAttestations(c.Attestations)
 	return c, nil
+}
+
+// impliedNarration returns the narration an attestation stated in labels (ids, as the
+// claim rows hold them) and stating none is of: the first narration among its labels
+// (athar.ImpliedNarrations), or "" when none is one.
+func impliedNarration(labels []string) athar.ID {
+	for _, l := range labels {
+		if id := athar.ID(l); id.Prefix() == athar.TypeNarration.Prefix() {
+			return id
+		}
+	}
+	return ""
 }
 
 // rmPassage gives a, an attestation with offsets and no evidence in its narration's label,

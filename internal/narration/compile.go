@@ -205,7 +205,11 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 	}
 	ai := athar.AttestationID(id, narration, start, end).IRI()
 	e.iri(ai, athar.PredClaim, ci)
-	e.iri(ai, athar.PredNarration, narration.IRI())
+	if narration.IRI() != e.label {
+		// In the narration's own label the label says whose attestation it is
+		// (athar.ImpliedNarrations): exports state it.
+		e.iri(ai, athar.PredNarration, narration.IRI())
+	}
 	if cl.HasSpan {
 		// The evidence is left implied when it is the text's passage at its offsets, as
 		// validation makes it (athar.DropImplied): exports state it.
