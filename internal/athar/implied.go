@@ -109,6 +109,12 @@ func (a *attestationSpan) narrationImplied() bool {
 	return a.hasClaim && IsNarrationLabel(a.label) && (!a.statesNarration || a.narration == a.label)
 }
 
+// narrationUnstated reports whether a's narration is implied and not stated: what an
+// export states for it.
+func (a *attestationSpan) narrationUnstated() bool {
+	return !a.statesNarration && a.narrationImplied()
+}
+
 // spans gathers the attestations of qs (nodes under Base+"attestation:" that state a
 // vocab:claim, vocab:narration, vocab:start, vocab:end or vocab:evidence), by label and
 // node, in the order they first appear, and the texts of the narrations whose own labels
@@ -158,7 +164,7 @@ func spans(qs []Quad) (order []*attestationSpan, texts map[string]string) {
 		}
 	}
 	for _, a := range order {
-		if !a.statesNarration && a.narrationImplied() {
+		if a.narrationUnstated() {
 			a.narration = a.label
 		}
 	}
@@ -212,7 +218,7 @@ func ImpliedNarrations(qs []Quad) []Quad {
 	order, _ := spans(qs)
 	var out []Quad
 	for _, a := range order {
-		if !a.statesNarration && a.narrationImplied() {
+		if a.narrationUnstated() {
 			out = append(out, Quad{Subject: a.node, Predicate: PredNarration, Object: IRITerm(a.label), Label: a.label})
 		}
 	}
@@ -278,9 +284,9 @@ func ImpliedTypes(qs []Quad) []Quad {
 
 // StateImplied returns qs, sorted by label then by Key (the order of Store.Quads and of
 // exports), with the types, narrations and evidence they imply (ImpliedTypes,
-// ImpliedNarrations, ImpliedEvidence) merged in, in the same order: what every RDF export writes. A quad qs states already (a
-// store written before it was left implied) is given once. qs is returned as it is when it
-// implies nothing.
+// ImpliedNarrations, ImpliedEvidence) merged in, in the same order: what every RDF export
+// writes. A quad qs states already (a store written before it was left implied) is given
+// once. qs is returned as it is when it implies nothing.
 func StateImplied(qs []Quad) []Quad {
 	implied := slices.Concat(ImpliedTypes(qs), ImpliedNarrations(qs), ImpliedEvidence(qs))
 	if len(implied) == 0 {

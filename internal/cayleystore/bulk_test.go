@@ -228,3 +228,41 @@ func TestBulkStepThreeBeside(t *testing.T) {
 	}
 	checkManifestAgainstScan(t, st)
 }
+
+// TestBulkFindClaimsByNarration: FindClaims by narration reads the narration's own quads
+// (its attestations' vocab:narration is left implied by the label, athar.ImpliedNarrations),
+// so an addition whose step 3 is still running beside the next write is settled first: its
+// claim is found, attested by the narration.
+func TestBulkFindClaimsByNarration(t *testing.T) {
+	ctx := context.Background()
+	st := openBulk(t)
+	const n = athar.ID("narration:p")
+	claim := athar.ClaimID("person:a", "advises", athar.IRITerm(athar.ID("concept:c").IRI()))
+	att := athar.AttestationID(claim, n, -1, -1)
+	q := func(s, p string, o athar.Term) athar.Quad {
+		return athar.Quad{Subject: s, Predicate: p, Object: o, Label: n.IRI()}
+	}
+	c := athar.Changeset{Narration: n, Add: []athar.Quad{
+		mquad(string(n), "person:a", "advises", athar.IRITerm(athar.ID("concept:c").IRI())),
+		q(claim.IRI(), athar.PredSubject, athar.IRITerm(athar.ID("person:a").IRI())),
+		q(claim.IRI(), athar.PredPredicate, athar.IRITerm(athar.VocabBase+"advises")),
+		q(claim.IRI(), athar.PredObject, athar.IRITerm(athar.ID("concept:c").IRI())),
+		q(att.IRI(), athar.PredClaim, athar.IRITerm(claim.IRI())),
+	}}
+	if err := st.Apply(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if st.finishing == nil {
+		t.Fatal("an addition in bulk mode left no step 3 running beside the next write")
+	}
+	got, err := st.FindClaims(ctx, athar.ClaimFilter{Narration: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != claim || len(got[0].Attestations) != 1 || got[0].Attestations[0].Narration != n {
+		t.Fatalf("FindClaims(%s) = %+v, want %s attested by %s", n, got, claim, n)
+	}
+	if st.finishing != nil {
+		t.Error("FindClaims by a pending narration left its step 3 running")
+	}
+}

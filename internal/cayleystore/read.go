@@ -1217,10 +1217,18 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
-	// The narrations' claims are read from their quads (narrationClaims): a bulk load's
-	// last entries are made first.
-	if err := s.settle(ctx); err != nil {
-		return nil, err
+	// The claims of a narration, and of every narration when nothing else filters, are read
+	// from their labels' quads as well (narrationClaims): a bulk load's last entries for
+	// them are made first.
+	var err error
+	switch {
+	case f.Narration != "":
+		err = s.settleFor(ctx, f.Narration.IRI())
+	case f.Subject == "" && f.Object == "" && f.Entity == "" && f.Predicate == "":
+		err = s.settle(ctx)
+	}
+	if err != nil {
+		return nil, err // settle returns without the lock on an error
 	}
 	defer s.mu.RUnlock()
 	var sets []map[string]bool
@@ -1253,7 +1261,6 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 		sets = append(sets, set)
 		return nil
 	}
-	var err error
 	if f.Subject != "" {
 		err = collect(f.Subject.IRI(), athar.PredSubject, "")
 	}
