@@ -9,7 +9,7 @@ import (
 
 // What the store leaves implied, and every RDF export states.
 //
-// Three kinds of quad follow from others of their label, so the store does not hold them:
+// Four kinds of quad follow from others of their label, so the store does not hold them:
 //
 //   - the rdf:type of a claim node, an attestation and a chain link, each implied by a
 //     predicate only nodes of the class have (impliedClasses). Stating them took a fifth
@@ -24,7 +24,15 @@ import (
 //     narration: a document's attestations are all of the narration whose label they are
 //     in (narration.Compile), so the label says it. It was one quad of every claim a
 //     document makes (192,489 of 1.72 million stored at 10,000 generated narrations).
-//     A corpus record's attestations, in the record's label, state theirs.
+//     A corpus record's attestations, in the record's label, state theirs;
+//   - the vocab:predicate and the vocab:object (or vocab:value) of a claim node, which the
+//     plain triple beside it says: a claim's id is the hash of its subject, predicate and
+//     object (ClaimID), and every claim node is stated in a label together with its plain
+//     triple (narration.Compile, hadith.CompileWith), so the plain triple of that label
+//     from the claim's vocab:subject whose hash is the claim's id gives both
+//     (ImpliedClaimParts). The claim node keeps its vocab:subject, which says it is a
+//     claim and whose subject it is about. They were two of the seven quads a claim
+//     costs (385,000 of 1.53 million stored at 10,000 generated narrations).
 //
 // Every RDF export and backup states them again (StateImplied, ImpliedStater), so exports
 // keep their shape; a restore, a load of an export and the decompiler leave them out
@@ -226,12 +234,21 @@ func ImpliedNarrations(qs []Quad) []Quad {
 }
 
 // DropImplied removes from qs, in place, the quads the store leaves implied: the types
-// IsImpliedType names, each vocab:narration ImpliedNarrations would state without it, and
-// each vocab:evidence that is exactly what ImpliedEvidence would state without it. An
-// evidence that differs from the passage at its offsets stays, as does an attestation's
-// narration that is not its label's.
+// IsImpliedType names, the parts of claim nodes that their plain triples say (what
+// ImpliedClaimParts would state without them), each vocab:narration ImpliedNarrations
+// would state without it, and each vocab:evidence that is exactly what ImpliedEvidence
+// would state without it. An evidence that differs from the passage at its offsets stays,
+// as does an attestation's narration that is not its label's, and a claim's part that its
+// plain triple does not say.
 func DropImplied(qs []Quad) []Quad {
 	qs = slices.DeleteFunc(qs, IsImpliedType)
+	if parts := claimParts(qs); len(parts) > 0 {
+		implied := make(map[Quad]bool, len(parts))
+		for _, q := range parts {
+			implied[q] = true
+		}
+		qs = slices.DeleteFunc(qs, func(q Quad) bool { return implied[q] })
+	}
 	order, texts := spans(qs)
 	narrations := map[[2]string]bool{}
 	evidence := map[[2]string]string{}
@@ -263,6 +280,85 @@ func DropImplied(qs []Quad) []Quad {
 	})
 }
 
+// IsRelation reports whether the predicate IRI is a relation between entities (or an
+// entity and a value): a term of the vocabulary outside its structural part, the predicate
+// of a plain triple.
+func IsRelation(predicate string) bool {
+	return strings.HasPrefix(predicate, VocabBase) && !IsStructural(predicate)
+}
+
+// ClaimOf returns the id of the claim whose plain triple q is, and false when q is not a
+// plain triple (IsRelation) from an entity.
+func ClaimOf(q Quad) (ID, bool) {
+	if !IsRelation(q.Predicate) {
+		return "", false
+	}
+	subject, ok := ParseIRI(q.Subject)
+	if !ok {
+		return "", false
+	}
+	return ClaimID(subject, strings.TrimPrefix(q.Predicate, VocabBase), q.Object), true
+}
+
+// ClaimParts returns the vocab:predicate and vocab:object (or vocab:value) that the plain
+// triple q implies for its claim node (ClaimOf), in q's label.
+func ClaimParts(claim string, q Quad) [2]Quad {
+	p := Quad{Subject: claim, Predicate: PredPredicate, Object: IRITerm(q.Predicate), Label: q.Label}
+	o := Quad{Subject: claim, Predicate: PredObject, Object: q.Object, Label: q.Label}
+	if !q.Object.IsIRI() {
+		o.Predicate = PredValue
+	}
+	return [2]Quad{p, o}
+}
+
+// claimParts returns every vocab:predicate and vocab:object (or vocab:value) quad qs imply,
+// stated or not: for each claim node stating its vocab:subject in a label, the parts of
+// the plain triple of that label from that subject whose claim id is the node's.
+func claimParts(qs []Quad) []Quad {
+	prefix := Base + ClaimPrefix + "/"
+	subjects := map[[2]string]string{} // label, claim node -> its subject
+	for _, q := range qs {
+		if q.Predicate == PredSubject && strings.HasPrefix(q.Subject, prefix) {
+			subjects[[2]string{q.Label, q.Subject}] = q.Object.IRI
+		}
+	}
+	if len(subjects) == 0 {
+		return nil
+	}
+	var out []Quad
+	for _, q := range qs {
+		id, ok := ClaimOf(q)
+		if !ok {
+			continue
+		}
+		c := id.IRI()
+		if s, ok := subjects[[2]string{q.Label, c}]; ok && s == q.Subject {
+			parts := ClaimParts(c, q)
+			out = append(out, parts[:]...)
+		}
+	}
+	return out
+}
+
+// ImpliedClaimParts returns the vocab:predicate and vocab:object (or vocab:value) quads of
+// claim nodes that qs imply and do not state, in the order of their plain triples: for
+// each claim node that states its vocab:subject in a label, what the plain triple of that
+// label from that subject whose claim id (ClaimID) is the node's says.
+func ImpliedClaimParts(qs []Quad) []Quad {
+	parts := claimParts(qs)
+	if len(parts) == 0 {
+		return nil
+	}
+	stated := map[Quad]bool{}
+	for _, q := range qs {
+		switch q.Predicate {
+		case PredPredicate, PredObject, PredValue:
+			stated[q] = true
+		}
+	}
+	return slices.DeleteFunc(parts, func(q Quad) bool { return stated[q] })
+}
+
 // ImpliedTypes returns the rdf:type quads that qs imply (see impliedClasses), one per node,
 // class and label, in the order their nodes first appear; qs may state some of them already.
 func ImpliedTypes(qs []Quad) []Quad {
@@ -283,12 +379,13 @@ func ImpliedTypes(qs []Quad) []Quad {
 }
 
 // StateImplied returns qs, sorted by label then by Key (the order of Store.Quads and of
-// exports), with the types, narrations and evidence they imply (ImpliedTypes,
-// ImpliedNarrations, ImpliedEvidence) merged in, in the same order: what every RDF export
-// writes. A quad qs states already (a store written before it was left implied) is given
-// once. qs is returned as it is when it implies nothing.
+// exports), with the types, claims' parts, narrations and evidence they imply
+// (ImpliedTypes, ImpliedClaimParts, ImpliedNarrations, ImpliedEvidence) merged in, in the
+// same order: what every RDF export writes. A quad qs states already (a store written
+// before it was left implied) is given once. qs is returned as it is when it implies
+// nothing.
 func StateImplied(qs []Quad) []Quad {
-	implied := slices.Concat(ImpliedTypes(qs), ImpliedNarrations(qs), ImpliedEvidence(qs))
+	implied := slices.Concat(ImpliedTypes(qs), ImpliedClaimParts(qs), ImpliedNarrations(qs), ImpliedEvidence(qs))
 	if len(implied) == 0 {
 		return qs
 	}

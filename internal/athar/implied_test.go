@@ -209,3 +209,61 @@ func TestImpliedNarrations(t *testing.T) {
 		t.Errorf("stated then dropped: %v", back)
 	}
 }
+
+// A claim node's predicate and object (or value) are implied by the plain triple of its
+// label from its subject whose claim id is the node's, and by nothing else: not by a
+// triple in another label, nor for a triple no claim node states. DropImplied takes out
+// exactly the parts so implied, StateImplied puts them back.
+func TestImpliedClaimParts(t *testing.T) {
+	a, b := Base+"narration/a", Base+"narration/b"
+	x, ransom := ID("person:x"), ID("concept:ransom")
+	advises := Quad{Subject: x.IRI(), Predicate: VocabBase + "advises", Object: IRITerm(ransom.IRI()), Label: a}
+	killed := Quad{Subject: ID("event:badr").IRI(), Predicate: VocabBase + "killedCount", Object: IntTerm(70), Label: a}
+	c1 := ClaimID(x, "advises", IRITerm(ransom.IRI())).IRI()
+	c2 := ClaimID("event:badr", "killedCount", IntTerm(70)).IRI()
+	if id, ok := ClaimOf(advises); !ok || id.IRI() != c1 {
+		t.Fatalf("ClaimOf(advises) = %s, %v; want %s", id, ok, c1)
+	}
+	if _, ok := ClaimOf(Quad{Subject: x.IRI(), Predicate: PredSubject, Object: IRITerm(ransom.IRI())}); ok {
+		t.Fatal("a structural quad taken for a plain triple")
+	}
+	all := []Quad{
+		advises, killed,
+		{Subject: c1, Predicate: PredSubject, Object: IRITerm(x.IRI()), Label: a},
+		{Subject: c2, Predicate: PredSubject, Object: IRITerm(ID("event:badr").IRI()), Label: a},
+		// the same claim node in label b, whose plain triple is not there: nothing implied
+		{Subject: c1, Predicate: PredSubject, Object: IRITerm(x.IRI()), Label: b},
+		// a plain triple no claim node states: nothing implied
+		{Subject: x.IRI(), Predicate: VocabBase + "participatesIn", Object: IRITerm(ID("event:uhud").IRI()), Label: a},
+	}
+	want := []Quad{
+		{Subject: c1, Predicate: PredPredicate, Object: IRITerm(VocabBase + "advises"), Label: a},
+		{Subject: c1, Predicate: PredObject, Object: IRITerm(ransom.IRI()), Label: a},
+		{Subject: c2, Predicate: PredPredicate, Object: IRITerm(VocabBase + "killedCount"), Label: a},
+		{Subject: c2, Predicate: PredValue, Object: IntTerm(70), Label: a},
+	}
+	if got := ImpliedClaimParts(all); !slices.Equal(got, want) {
+		t.Fatalf("implied parts\n%v\nwant\n%v", got, want)
+	}
+	// Stated already (a store written before): implied still, not stated twice.
+	stated := append(slices.Clone(all), want[0], want[3])
+	if got := ImpliedClaimParts(stated); !slices.Equal(got, []Quad{want[1], want[2]}) {
+		t.Errorf("with two stated, implied %v", got)
+	}
+	// A stated part the triple does not say stays; the parts it says go.
+	other := Quad{Subject: c1, Predicate: PredObject, Object: IRITerm(ID("concept:execution").IRI()), Label: a}
+	in := slices.Concat(all, want, []Quad{other})
+	got := DropImplied(slices.Clone(in))
+	if !slices.Equal(sortQuads(got), sortQuads(append(slices.Clone(all), other))) {
+		t.Errorf("DropImplied kept\n%v", sortQuads(got))
+	}
+	full := StateImplied(sortQuads(slices.Clone(all)))
+	for _, q := range want {
+		if !slices.Contains(full, q) {
+			t.Errorf("StateImplied lacks %v", q)
+		}
+	}
+	if back := DropImplied(slices.Clone(full)); !slices.Equal(sortQuads(back), sortQuads(slices.Clone(all))) {
+		t.Errorf("state then drop: %v", back)
+	}
+}

@@ -1091,12 +1091,13 @@ func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim,
 	}
 	c := &athar.Claim{ID: id}
 	found := false
+	var label quad.Value // of the claim node's vocab:subject
 	for _, q := range qs {
 		obj := fromValue(q.Object)
 		switch iriOf(q.Predicate) {
 		case athar.PredSubject: // only claim nodes have it (their type is left implied)
 			c.Subject, _ = athar.ParseIRI(obj.IRI)
-			found = true
+			found, label = true, q.Label
 		case athar.PredPredicate:
 			c.Predicate = strings.TrimPrefix(obj.IRI, athar.VocabBase)
 		case athar.PredObject:
@@ -1108,6 +1109,13 @@ func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim,
 	}
 	if !found {
 		return nil, nil
+	}
+	if c.Predicate == "" {
+		// left implied: the plain triple from the subject, in the claim node's label, whose
+		// claim id is this one says them (athar.ImpliedClaimParts)
+		if err := s.claimTriple(ctx, c, label); err != nil {
+			return nil, err
+		}
 	}
 	ins, err := s.in(ctx, id.IRI())
 	if err != nil {
@@ -1131,6 +1139,34 @@ func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim,
 	}
 	sortAttestations(c.Attestations)
 	return c, nil
+}
+
+// claimTriple gives c, a claim whose node states its subject in label and nothing more,
+// its predicate and object or value: those of the plain triple from the subject in that
+// label whose claim id is c's (athar.ImpliedClaimParts).
+func (s *Store) claimTriple(ctx context.Context, c *athar.Claim, label quad.Value) error {
+	qs, err := s.out(ctx, c.Subject.IRI())
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
+		if q.Label != label {
+			continue
+		}
+		t := athar.Quad{Subject: c.Subject.IRI(), Predicate: iriOf(q.Predicate), Object: fromValue(q.Object)}
+		if id, ok := athar.ClaimOf(t); !ok || id != c.ID {
+			continue
+		}
+		c.Predicate = strings.TrimPrefix(t.Predicate, athar.VocabBase)
+		if t.Object.IsIRI() {
+			c.Object, _ = athar.ParseIRI(t.Object.IRI)
+		} else {
+			v := t.Object
+			c.Value = &v
+		}
+		return nil
+	}
+	return nil
 }
 
 func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (athar.Attestation, error) {
@@ -1232,6 +1268,18 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	}
 	defer s.mu.RUnlock()
 	var sets []map[string]bool
+	// triples collects the claims of the plain triples among qs (athar.ClaimOf): a claim
+	// node leaves its predicate and object implied by them (athar.ImpliedClaimParts). Ids
+	// of triples no claim node states are dropped when read (claim gives nil).
+	triples := func(qs []quad.Quad) {
+		set := sets[len(sets)-1]
+		for _, q := range qs {
+			t := athar.Quad{Subject: iriOf(q.Subject), Predicate: iriOf(q.Predicate), Object: fromValue(q.Object)}
+			if id, ok := athar.ClaimOf(t); ok {
+				set[id.IRI()] = true
+			}
+		}
+	}
 	collect := func(object, predicate string, hop string) error {
 		qs, err := s.in(ctx, object)
 		if err != nil {
@@ -1264,14 +1312,26 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	if f.Subject != "" {
 		err = collect(f.Subject.IRI(), athar.PredSubject, "")
 	}
+	// asObject collects the claims whose object is the entity: of the plain triples to it,
+	// and of the claim nodes stating it (a store written before it was left implied).
+	asObject := func(e athar.ID) error {
+		if err := collect(e.IRI(), athar.PredObject, ""); err != nil {
+			return err
+		}
+		qs, err := s.in(ctx, e.IRI())
+		if err == nil {
+			triples(qs)
+		}
+		return err
+	}
 	if err == nil && f.Object != "" {
-		err = collect(f.Object.IRI(), athar.PredObject, "")
+		err = asObject(f.Object)
 	}
 	if err == nil && f.Entity != "" {
 		if err = collect(f.Entity.IRI(), athar.PredSubject, ""); err == nil {
 			asSubject := sets[len(sets)-1]
 			sets = sets[:len(sets)-1]
-			if err = collect(f.Entity.IRI(), athar.PredObject, ""); err == nil {
+			if err = asObject(f.Entity); err == nil {
 				for k := range asSubject {
 					sets[len(sets)-1][k] = true
 				}
@@ -1279,7 +1339,15 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 		}
 	}
 	if err == nil && f.Predicate != "" {
-		err = collect(athar.VocabBase+f.Predicate, athar.PredPredicate, "")
+		// the plain triples of the predicate (Cayley's kv indexes have none by predicate
+		// alone: a scan, on this path only while the read model is stale), and the claim
+		// nodes stating it
+		if err = collect(athar.VocabBase+f.Predicate, athar.PredPredicate, ""); err == nil {
+			var qs []quad.Quad
+			if qs, err = s.quadsWith(ctx, quad.Predicate, quad.IRI(athar.VocabBase+f.Predicate)); err == nil {
+				triples(qs)
+			}
+		}
 	}
 	// narrationClaims collects the claims narration n attests: those of the attestations
 	// that state it as their narration (a corpus record's, or any in a store written before
@@ -1422,6 +1490,23 @@ func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef,
 			if c, ok := athar.ParseIRI(iriOf(q.Subject)); ok {
 				claims[c] = false
 			}
+		}
+	}
+	// The claims whose object the entity is and whose node leaves it implied
+	// (athar.ImpliedClaimParts): those of the plain triples to it that a claim node states
+	// the subject of.
+	for _, q := range ins {
+		t := athar.Quad{Subject: iriOf(q.Subject), Predicate: iriOf(q.Predicate), Object: fromValue(q.Object)}
+		c, ok := athar.ClaimOf(t)
+		if _, known := claims[c]; !ok || known {
+			continue
+		}
+		node, err := s.withPredicate(ctx, quad.Subject, quad.IRI(c.IRI()), athar.PredSubject)
+		if err != nil {
+			return nil, err
+		}
+		if len(node) > 0 {
+			claims[c] = false
 		}
 	}
 	refs := map[athar.ID]*athar.ClaimRef{}

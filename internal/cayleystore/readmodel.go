@@ -63,7 +63,7 @@ const (
 var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
 
 // rmRetiredBuckets are buckets of earlier layouts of the read model, dropped by a rebuild.
-var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim", "athar.rm.claim2"}
+var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim", "athar.rm.claim2", "athar.rm.claim3"}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -340,6 +340,9 @@ func rmApplyTo(tx manifestTx, q quad.Quad, add bool, claims *claimBatch) error {
 		return gradingApply(tx, q, add)
 	}
 	if r, ok := rowOf(q); ok {
+		for _, c := range impliedClaimRows(r, fromValue(q.Object)) {
+			claims.add(c)
+		}
 		if err := adjApply(tx, r, add); err != nil {
 			return err
 		}

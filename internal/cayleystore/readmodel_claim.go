@@ -47,7 +47,16 @@ import (
 	"github.com/athar-hadith/athar/internal/athar"
 )
 
-const rmClaimBucket = "athar.rm.claim3"
+const rmClaimBucket = "athar.rm.claim4"
+
+// The fields of a claim node that its plain triple gives (athar.ImpliedClaimParts), under
+// names of their own so that a store still stating them (written before they were left
+// implied) keeps both, neither removal taking the other's field.
+const (
+	impliedPredicateField = "~predicate"
+	impliedObjectField    = "~object"
+	impliedValueField     = "~value"
+)
 
 // claimFieldPreds are the predicates of claim and attestation nodes that Claims reads, and
 // a narration's vocab:text (in its own label), from which an attestation's evidence left
@@ -64,6 +73,9 @@ var claimPredShort, claimPredLong = func() (map[string]string, map[string]string
 	short, long := map[string]string{}, map[string]string{}
 	for p := range claimFieldPreds {
 		short[shortPred(p)], long[shortPred(p)] = shortPred(p), p
+	}
+	for f, p := range map[string]string{impliedPredicateField: athar.PredPredicate, impliedObjectField: athar.PredObject, impliedValueField: athar.PredValue} {
+		short[f], long[f] = f, p
 	}
 	return short, long
 }()
@@ -126,6 +138,35 @@ func claimRowOf(q quad.Quad) (claimRow, bool) {
 		r.rev = "c\x00" + string(claim) + "\x00" + label + "\x00" + node
 	}
 	return r, true
+}
+
+// impliedClaimRows returns the fields of r's claim node that r, its plain triple with
+// object obj, gives: its predicate and its object or value, in the claim's row of r's label. Every plain
+// triple gives them; only a claim node's row is read (rmClaim finds a claim by its
+// attestations), so those of a triple no claim node states lie unread.
+func impliedClaimRows(r rmRow, obj athar.Term) [2]claimRow {
+	label := r.label
+	if l, ok := athar.ParseIRI(label); ok {
+		label = string(l)
+	}
+	key := "f\x00" + label + "\x00" + string(r.ref.ID)
+	pred := athar.IRITerm(athar.VocabBase + r.ref.Predicate)
+	of := impliedObjectField
+	if !obj.IsIRI() {
+		of = impliedValueField
+	}
+	return [2]claimRow{
+		{key: key, field: claimFieldOf(impliedPredicateField, pred)},
+		{key: key, field: claimFieldOf(of, obj)},
+	}
+}
+
+// claimFieldOf is the field of predicate pred (its row name) with object t.
+func claimFieldOf(pred string, t athar.Term) claimField {
+	f := claimField{pred: pred, obj: encodeTerm(t)}
+	h := sha256.Sum256([]byte(t.Key()))
+	copy(f.hash[:], h[:8])
+	return f
 }
 
 // encodeFields is a row's value: a count, then each field's predicate, hash and object.
@@ -355,7 +396,7 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[s
 	c := &athar.Claim{ID: id}
 	found := false
 	err := rmFields(tx, atts[0].label, id, func(pred string, obj athar.Term) error {
-		switch pred {
+		switch pred { // the parts the plain triple gives read as stated ones (claimPredLong)
 		case athar.PredSubject:
 			c.Subject, _ = athar.ParseIRI(obj.IRI)
 			found = true

@@ -1,8 +1,11 @@
 package cayleystore
 
 import (
+	"context"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cayleygraph/quad"
@@ -139,5 +142,77 @@ func TestClaimRowCorrupt(t *testing.T) {
 	}
 	if err := rmApplyAll(m, claimQuads()[:1], true); err == nil {
 		t.Fatal("a field merged into a truncated row without an error")
+	}
+}
+
+// A store written before the claims' predicates and objects were left implied states them
+// beside the plain triple. Its claims read the same, and a re-import in the new shape,
+// which removes the stated parts and keeps the plain triple, leaves them read from the
+// triple: in the read model (whose fields from the triple are not the stated quads'
+// fields, so that removing those leaves these) as on Cayley's path.
+func TestClaimPartsStatedBefore(t *testing.T) {
+	ctx := context.Background()
+	n := athar.ID("narration:n1").IRI()
+	a, r := athar.ID("person:a"), athar.ID("concept:r")
+	c := athar.ClaimID(a, "advises", athar.IRITerm(r.IRI()))
+	att := athar.ID(athar.AttestationPrefix + ":x").IRI()
+	q := func(s, p string, o athar.Term) athar.Quad {
+		return athar.Quad{Subject: s, Predicate: p, Object: o, Label: n}
+	}
+	plain := q(a.IRI(), athar.VocabBase+"advises", athar.IRITerm(r.IRI()))
+	now := []athar.Quad{
+		plain,
+		q(c.IRI(), athar.PredSubject, athar.IRITerm(a.IRI())),
+		q(att, athar.PredClaim, athar.IRITerm(c.IRI())),
+	}
+	parts := athar.ImpliedClaimParts(now)
+	if len(parts) != 2 {
+		t.Fatalf("implied parts %v", parts)
+	}
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
+			st, err := Open(spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			check := func(when string) {
+				t.Helper()
+				for _, stale := range []bool{false, true} {
+					st.mu.Lock()
+					st.rmStale = stale // true: reads go to Cayley's indexes
+					st.mu.Unlock()
+					cs, err := st.Claims(ctx, []athar.ID{c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(cs) != 1 || cs[0] == nil || cs[0].Subject != a || cs[0].Predicate != "advises" || cs[0].Object != r || len(cs[0].Attestations) != 1 {
+						t.Fatalf("%s (Cayley's path: %v): claim %+v", when, stale, cs)
+					}
+					found, err := st.FindClaims(ctx, athar.ClaimFilter{Object: r, Predicate: "advises"})
+					if err != nil || len(found) != 1 || found[0].ID != c {
+						t.Fatalf("%s (Cayley's path: %v): claims of the object and predicate %+v, %v", when, stale, found, err)
+					}
+				}
+				st.mu.Lock()
+				st.rmStale = false
+				st.mu.Unlock()
+				if err := st.CheckReadModel(ctx); err != nil {
+					t.Fatalf("%s: %v", when, err)
+				}
+			}
+			if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n1", Add: append(slices.Clone(now), parts...)}); err != nil {
+				t.Fatal(err)
+			}
+			check("parts stated")
+			if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n1", Remove: parts}); err != nil {
+				t.Fatal(err)
+			}
+			check("parts left implied")
+			held, err := st.NarrationQuads(ctx, "narration:n1")
+			if err != nil || len(held) != len(now) {
+				t.Fatalf("the store holds %v, %v; want the %d quads of the new shape", held, err, len(now))
+			}
+		})
 	}
 }

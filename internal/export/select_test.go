@@ -388,18 +388,21 @@ func TestSelectNarration(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Its quads as stored, and the types of its claims, attestations and chain links, the
-	// narration of its attestations and their evidence, that the store leaves implied.
-	types, narrations, evidence := athar.ImpliedTypes(own), athar.ImpliedNarrations(own), athar.ImpliedEvidence(own)
-	if len(types) == 0 || len(narrations) == 0 || len(evidence) == 0 {
-		t.Fatalf("the narration's quads imply %d types, %d narrations and %d evidence", len(types), len(narrations), len(evidence))
+	// predicates and objects of its claims, the narration of its attestations and their
+	// evidence, that the store leaves implied.
+	types, parts := athar.ImpliedTypes(own), athar.ImpliedClaimParts(own)
+	narrations, evidence := athar.ImpliedNarrations(own), athar.ImpliedEvidence(own)
+	if len(types) == 0 || len(parts) == 0 || len(narrations) == 0 || len(evidence) == 0 {
+		t.Fatalf("the narration's quads imply %d types, %d claims' parts, %d narrations and %d evidence", len(types), len(parts), len(narrations), len(evidence))
 	}
 	for _, q := range own {
-		if q.Predicate == athar.PredEvidence || q.Predicate == athar.PredNarration {
-			t.Errorf("the store states %s, which the label or the text at its offsets implies", q.Key())
+		switch q.Predicate {
+		case athar.PredEvidence, athar.PredNarration, athar.PredPredicate, athar.PredObject, athar.PredValue:
+			t.Errorf("the store states %s, which the label, the text at its offsets or a plain triple implies", q.Key())
 		}
 	}
-	if want := slices.Concat(keys(own), keys(types), keys(narrations), keys(evidence)); !slices.Equal(keys(sg.Quads), slices.Sorted(slices.Values(want))) {
-		t.Errorf("%d quads, want the narration's %d, the %d types, %d narrations and %d evidence they imply", len(sg.Quads), len(own), len(types), len(narrations), len(evidence))
+	if want := slices.Concat(keys(own), keys(types), keys(parts), keys(narrations), keys(evidence)); !slices.Equal(keys(sg.Quads), slices.Sorted(slices.Values(want))) {
+		t.Errorf("%d quads, want the narration's %d, the %d types, %d claims' parts, %d narrations and %d evidence they imply", len(sg.Quads), len(own), len(types), len(parts), len(narrations), len(evidence))
 	}
 	asserted := map[string]bool{}
 	for _, q := range own {

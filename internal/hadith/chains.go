@@ -2,6 +2,7 @@ package hadith
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -416,7 +417,8 @@ func (x *Extractor) emit(e *emitter, r *Record, node athar.ID, ex *Extraction) {
 // narration, as narration documents do (narration.Compile), the evidence being the
 // passage l was read from (none when it was read from another hadith's text). As a
 // document's, the claim and the attestation carry no rdf:type (athar.ImpliedClass: their
-// predicates say what they are); unlike a document's, the attestation carries no
+// predicates say what they are) and the claim node no predicate or object (its plain
+// triple says them, athar.ImpliedClaimParts); unlike a document's, the attestation carries no
 // vocab#evidence: its passage is the edition's text at [start, end), which the record
 // holds, and the store reads it from there (Attestation.Evidence).
 func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLink) {
@@ -426,9 +428,7 @@ func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLin
 	e.iri(s, p, obj.IRI)
 	id := athar.ClaimID(subject, pred, obj)
 	ci := id.IRI()
-	e.iri(ci, athar.PredSubject, s)
-	e.iri(ci, athar.PredPredicate, p)
-	e.iri(ci, athar.PredObject, obj.IRI)
+	e.iri(ci, athar.PredSubject, s) // its predicate and object are the plain triple's (athar.ImpliedClaimParts)
 	start, end := -1, -1
 	if l.Start >= 0 {
 		start, end = l.Start, l.End
@@ -450,6 +450,9 @@ func (e *emitter) claim(narration, subject athar.ID, pred string, l ExtractedLin
 // duplicates. It is how a record's stored quads follow a merge or move to another
 // narration node, giving what CompileWith gives with the rename applied.
 func renameQuads(qs []athar.Quad, rename map[string]string) []athar.Quad {
+	// The claims' parts the store leaves implied are stated for the renaming, which
+	// recomputes the claims' ids from them, and left out again at the end.
+	qs = append(slices.Clone(qs), athar.ImpliedClaimParts(qs)...)
 	out := make([]athar.Quad, 0, len(qs))
 	formers := map[string]athar.Quad{}
 	for _, q := range qs {
@@ -555,7 +558,7 @@ func renameQuads(qs []athar.Quad, rename map[string]string) []athar.Quad {
 			}
 		}
 	}
-	return athar.SortUniqueQuads(out)
+	return athar.DropImplied(athar.SortUniqueQuads(out))
 }
 
 // Rename returns a record's stored quads with the ids of rename (merged away -> kept)

@@ -191,13 +191,9 @@ func (e *emitter) claim(narration athar.ID, cl CheckedClaim) {
 
 	id := athar.ClaimID(cl.Subject, cl.Predicate.Name, obj)
 	ci := id.IRI()
+	// The claim node's vocab:predicate and vocab:object (or vocab:value) are the plain
+	// triple's, left implied (athar.ImpliedClaimParts): exports state them.
 	e.iri(ci, athar.PredSubject, s)
-	e.iri(ci, athar.PredPredicate, pred)
-	if cl.Value != nil {
-		e.lit(ci, athar.PredValue, obj)
-	} else {
-		e.iri(ci, athar.PredObject, obj.IRI)
-	}
 
 	start, end := -1, -1
 	if cl.HasSpan {

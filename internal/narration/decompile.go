@@ -26,6 +26,10 @@ func Decompile(id athar.ID, quads []athar.Quad, vocab *athar.Vocabulary) (*Check
 		}
 		d.about[q.Subject] = append(d.about[q.Subject], q)
 	}
+	// the claim nodes' predicates and objects, which their plain triples say
+	for _, q := range athar.ImpliedClaimParts(quads) {
+		d.about[q.Subject] = append(d.about[q.Subject], q)
+	}
 	c, err := d.run()
 	if err != nil {
 		return nil, fmt.Errorf("decompile %s: %w", id, err)
