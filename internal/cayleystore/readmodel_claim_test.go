@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/cayleygraph/quad"
@@ -169,50 +168,43 @@ func TestClaimPartsStatedBefore(t *testing.T) {
 	if len(parts) != 2 {
 		t.Fatalf("implied parts %v", parts)
 	}
-	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
-		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
-			st, err := Open(spec, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			check := func(when string) {
-				t.Helper()
-				for _, stale := range []bool{false, true} {
-					st.mu.Lock()
-					st.rmStale = stale // true: reads go to Cayley's indexes
-					st.mu.Unlock()
-					cs, err := st.Claims(ctx, []athar.ID{c})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(cs) != 1 || cs[0] == nil || cs[0].Subject != a || cs[0].Predicate != "advises" || cs[0].Object != r || len(cs[0].Attestations) != 1 {
-						t.Fatalf("%s (Cayley's path: %v): claim %+v", when, stale, cs)
-					}
-					found, err := st.FindClaims(ctx, athar.ClaimFilter{Object: r, Predicate: "advises"})
-					if err != nil || len(found) != 1 || found[0].ID != c {
-						t.Fatalf("%s (Cayley's path: %v): claims of the object and predicate %+v, %v", when, stale, found, err)
-					}
-				}
+	onEachBackend(t, func(t *testing.T, st *Store) {
+		check := func(when string) {
+			t.Helper()
+			for _, stale := range []bool{false, true} {
 				st.mu.Lock()
-				st.rmStale = false
+				st.rmStale = stale // true: reads go to Cayley's indexes
 				st.mu.Unlock()
-				if err := st.CheckReadModel(ctx); err != nil {
-					t.Fatalf("%s: %v", when, err)
+				cs, err := st.Claims(ctx, []athar.ID{c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(cs) != 1 || cs[0] == nil || cs[0].Subject != a || cs[0].Predicate != "advises" || cs[0].Object != r || len(cs[0].Attestations) != 1 {
+					t.Fatalf("%s (Cayley's path: %v): claim %+v", when, stale, cs)
+				}
+				found, err := st.FindClaims(ctx, athar.ClaimFilter{Object: r, Predicate: "advises"})
+				if err != nil || len(found) != 1 || found[0].ID != c {
+					t.Fatalf("%s (Cayley's path: %v): claims of the object and predicate %+v, %v", when, stale, found, err)
 				}
 			}
-			if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n1", Add: append(slices.Clone(now), parts...)}); err != nil {
-				t.Fatal(err)
+			st.mu.Lock()
+			st.rmStale = false
+			st.mu.Unlock()
+			if err := st.CheckReadModel(ctx); err != nil {
+				t.Fatalf("%s: %v", when, err)
 			}
-			check("parts stated")
-			if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n1", Remove: parts}); err != nil {
-				t.Fatal(err)
-			}
-			check("parts left implied")
-			held, err := st.NarrationQuads(ctx, "narration:n1")
-			if err != nil || len(held) != len(now) {
-				t.Fatalf("the store holds %v, %v; want the %d quads of the new shape", held, err, len(now))
-			}
-		})
-	}
+		}
+		if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n1", Add: append(slices.Clone(now), parts...)}); err != nil {
+			t.Fatal(err)
+		}
+		check("parts stated")
+		if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n1", Remove: parts}); err != nil {
+			t.Fatal(err)
+		}
+		check("parts left implied")
+		held, err := st.NarrationQuads(ctx, "narration:n1")
+		if err != nil || len(held) != len(now) {
+			t.Fatalf("the store holds %v, %v; want the %d quads of the new shape", held, err, len(now))
+		}
+	})
 }

@@ -117,75 +117,68 @@ var routesBase, routesChange = func() ([]athar.Changeset, []athar.Changeset) {
 // change with it.
 func TestReadModelRoutes(t *testing.T) {
 	ctx := context.Background()
-	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
-		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
-			st, err := Open(spec, nil)
+	onEachBackend(t, func(t *testing.T, st *Store) {
+		ids := []athar.ID{"narration:n7", "narration:n8", "narration:absent", "person:a"}
+		check := func(want [][]string) {
+			t.Helper()
+			got, err := st.NarrationRoutes(ctx, ids)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer st.Close()
-			ids := []athar.ID{"narration:n7", "narration:n8", "narration:absent", "person:a"}
-			check := func(want [][]string) {
-				t.Helper()
-				got, err := st.NarrationRoutes(ctx, ids)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fromCayley, err := st.NarrationRoutesFromCayley(ctx, ids)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, fromCayley) {
-					t.Fatalf("read model %+v, Cayley %+v", got, fromCayley)
-				}
-				if got[2] != nil || got[3] != nil {
-					t.Fatalf("routes of an absent narration and of a person: %+v", got[2:])
-				}
-				var routes [][]string
-				for _, n := range got[:2] {
-					if n == nil {
-						t.Fatalf("no routes: %+v", got)
-					}
-					routes = append(routes, []string{fmt.Sprint(n.Routes()), fmt.Sprint(n.RecordRoutes), string(n.Corpus)})
-				}
-				if !reflect.DeepEqual(routes, want) {
-					t.Fatalf("routes %q, want %q", routes, want)
-				}
-				st.mu.Lock()
-				st.rmStale = true // reads go to Cayley's indexes
-				st.mu.Unlock()
-				stale, err := st.NarrationRoutes(ctx, ids)
-				st.mu.Lock()
-				st.rmStale = false
-				st.mu.Unlock()
-				if err != nil || !reflect.DeepEqual(stale, got) {
-					t.Fatalf("stale read model: %+v, %v; in step %+v", stale, err, got)
-				}
-			}
-			if err := st.Apply(ctx, routesBase...); err != nil {
+			fromCayley, err := st.NarrationRoutesFromCayley(ctx, ids)
+			if err != nil {
 				t.Fatal(err)
 			}
-			check([][]string{{"[[person:a person:b] [person:b]]", "[]", ""}, {"[[person:a]]", "[[person:a]]", "k8"}})
-			if err := st.Apply(ctx, routesChange...); err != nil {
-				t.Fatal(err)
+			if !reflect.DeepEqual(got, fromCayley) {
+				t.Fatalf("read model %+v, Cayley %+v", got, fromCayley)
 			}
-			check([][]string{{"[[person:d person:b] [person:b]]", "[]", ""}, {"[[person:a person:b]]", "[[person:a person:b]]", "k8"}})
-			if err := st.CheckReadModel(ctx); err != nil {
-				t.Fatal(err)
+			if got[2] != nil || got[3] != nil {
+				t.Fatalf("routes of an absent narration and of a person: %+v", got[2:])
 			}
-			// Deleting a narration deletes its row.
-			if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n7", Remove: append(append([]athar.Quad{}, routesBase[0].Add...), routesChange[0].Add...)}); err != nil {
-				t.Fatal(err)
+			var routes [][]string
+			for _, n := range got[:2] {
+				if n == nil {
+					t.Fatalf("no routes: %+v", got)
+				}
+				routes = append(routes, []string{fmt.Sprint(n.Routes()), fmt.Sprint(n.RecordRoutes), string(n.Corpus)})
 			}
-			got, err := st.NarrationRoutes(ctx, ids[:1])
-			if err != nil || got[0] != nil {
-				t.Fatalf("routes of a deleted narration: %+v, %v", got, err)
+			if !reflect.DeepEqual(routes, want) {
+				t.Fatalf("routes %q, want %q", routes, want)
 			}
-			if err := st.CheckReadModel(ctx); err != nil {
-				t.Fatal(err)
+			st.mu.Lock()
+			st.rmStale = true // reads go to Cayley's indexes
+			st.mu.Unlock()
+			stale, err := st.NarrationRoutes(ctx, ids)
+			st.mu.Lock()
+			st.rmStale = false
+			st.mu.Unlock()
+			if err != nil || !reflect.DeepEqual(stale, got) {
+				t.Fatalf("stale read model: %+v, %v; in step %+v", stale, err, got)
 			}
-		})
-	}
+		}
+		if err := st.Apply(ctx, routesBase...); err != nil {
+			t.Fatal(err)
+		}
+		check([][]string{{"[[person:a person:b] [person:b]]", "[]", ""}, {"[[person:a]]", "[[person:a]]", "k8"}})
+		if err := st.Apply(ctx, routesChange...); err != nil {
+			t.Fatal(err)
+		}
+		check([][]string{{"[[person:d person:b] [person:b]]", "[]", ""}, {"[[person:a person:b]]", "[[person:a person:b]]", "k8"}})
+		if err := st.CheckReadModel(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Deleting a narration deletes its row.
+		if err := st.Apply(ctx, athar.Changeset{Narration: "narration:n7", Remove: append(append([]athar.Quad{}, routesBase[0].Add...), routesChange[0].Add...)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.NarrationRoutes(ctx, ids[:1])
+		if err != nil || got[0] != nil {
+			t.Fatalf("routes of a deleted narration: %+v, %v", got, err)
+		}
+		if err := st.CheckReadModel(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestReadModelIsRebuiltAtOpen breaks the read model as a crash, an older store or a cut
@@ -936,5 +929,19 @@ func TestBulkRowsBesideRefusedCommit(t *testing.T) {
 	}
 	if err := st.CheckReadModel(ctx); err != nil {
 		t.Error(err)
+	}
+}
+
+// onEachBackend runs fn as a subtest on a new store of each backend, memory and bbolt.
+func onEachBackend(t *testing.T, fn func(t *testing.T, st *Store)) {
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		t.Run(spec[:strings.IndexByte(spec, ':')], func(t *testing.T) {
+			st, err := Open(spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			fn(t, st)
+		})
 	}
 }
