@@ -141,9 +141,9 @@ func claimRowOf(q quad.Quad) (claimRow, bool) {
 }
 
 // impliedClaimRows returns the fields of r's claim node that r, its plain triple with
-// object obj, gives: its predicate and its object or value, in the claim's row of r's label. Every plain
-// triple gives them; only a claim node's row is read (rmClaim finds a claim by its
-// attestations), so those of a triple no claim node states lie unread.
+// object obj, gives: its predicate and its object or value, in the claim's row of r's
+// label. Every plain triple gives them; only a claim node's row is read (rmClaim finds a
+// claim by its attestations), so those of a triple no claim node states lie unread.
 func impliedClaimRows(r rmRow, obj athar.Term) [2]claimRow {
 	label := r.label
 	if l, ok := athar.ParseIRI(label); ok {
