@@ -300,6 +300,28 @@ func ClaimOf(q Quad) (ID, bool) {
 	return ClaimID(subject, strings.TrimPrefix(q.Predicate, VocabBase), q.Object), true
 }
 
+// TripleRef returns the claim whose plain triple q is (ClaimOf), as a reference: its id,
+// subject, predicate and object or value (without its narrations); false when q is not a
+// plain triple from an entity.
+func TripleRef(q Quad) (ClaimRef, bool) {
+	if !IsRelation(q.Predicate) {
+		return ClaimRef{}, false
+	}
+	subject, ok := ParseIRI(q.Subject)
+	if !ok {
+		return ClaimRef{}, false
+	}
+	predicate := strings.TrimPrefix(q.Predicate, VocabBase)
+	ref := ClaimRef{ID: ClaimID(subject, predicate, q.Object), Subject: subject, Predicate: predicate}
+	if q.Object.IsIRI() {
+		ref.Object, _ = ParseIRI(q.Object.IRI)
+	} else {
+		v := q.Object
+		ref.Value = &v
+	}
+	return ref, true
+}
+
 // ClaimParts returns the vocab:predicate and vocab:object (or vocab:value) that the plain
 // triple q implies for its claim node (ClaimOf), in q's label.
 func ClaimParts(claim string, q Quad) [2]Quad {

@@ -1006,8 +1006,9 @@ func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar
 		}
 		return out, nil
 	}
+	memo := &tripleMemo{}
 	for i, id := range ids {
-		c, err := s.claim(ctx, id)
+		c, err := s.claim(ctx, id, memo)
 		if err != nil {
 			return nil, err
 		}
@@ -1024,11 +1025,12 @@ func (s *Store) ClaimsFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.
 	}
 	defer s.mu.RUnlock()
 	out := make([]*athar.Claim, len(ids))
+	memo := &tripleMemo{}
 	for i, id := range ids {
 		if id.Prefix() != athar.ClaimPrefix {
 			continue
 		}
-		c, err := s.claimFromCayley(ctx, id)
+		c, err := s.claimFromCayley(ctx, id, memo)
 		if err != nil {
 			return nil, err
 		}
@@ -1038,13 +1040,14 @@ func (s *Store) ClaimsFromCayley(ctx context.Context, ids []athar.ID) ([]*athar.
 }
 
 // claim reads one claim: from the read model's claim records (readmodel_claim.go), or
-// while the read model is stale from Cayley (claimFromCayley). Callers hold a lock.
-func (s *Store) claim(ctx context.Context, id athar.ID) (*athar.Claim, error) {
+// while the read model is stale from Cayley (claimFromCayley, with memo if given). Callers
+// hold a lock.
+func (s *Store) claim(ctx context.Context, id athar.ID, memo *tripleMemo) (*athar.Claim, error) {
 	if id.Prefix() != athar.ClaimPrefix {
 		return nil, nil
 	}
 	if s.rmStale {
-		return s.claimFromCayley(ctx, id)
+		return s.claimFromCayley(ctx, id, memo)
 	}
 	var c *athar.Claim
 	corpus := map[athar.ID]string{}
@@ -1084,7 +1087,7 @@ func (s *Store) corpusEvidence(ctx context.Context, c *athar.Claim, corpus map[a
 	return nil
 }
 
-func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim, error) {
+func (s *Store) claimFromCayley(ctx context.Context, id athar.ID, memo *tripleMemo) (*athar.Claim, error) {
 	qs, err := s.out(ctx, id.IRI())
 	if err != nil {
 		return nil, err
@@ -1113,7 +1116,7 @@ func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim,
 	if c.Predicate == "" {
 		// left implied: the plain triple from the subject, in the claim node's label, whose
 		// claim id is this one says them (athar.ImpliedClaimParts)
-		if err := s.claimTriple(ctx, c, label); err != nil {
+		if err := s.claimTriple(ctx, c, label, memo); err != nil {
 			return nil, err
 		}
 	}
@@ -1143,30 +1146,55 @@ func (s *Store) claimFromCayley(ctx context.Context, id athar.ID) (*athar.Claim,
 
 // claimTriple gives c, a claim whose node states its subject in label and nothing more,
 // its predicate and object or value: those of the plain triple from the subject in that
-// label whose claim id is c's (athar.ImpliedClaimParts).
-func (s *Store) claimTriple(ctx context.Context, c *athar.Claim, label quad.Value) error {
-	qs, err := s.out(ctx, c.Subject.IRI())
-	if err != nil {
-		return err
+// label whose claim id is c's (athar.ImpliedClaimParts). memo, when given, keeps the
+// subject's triples for the next claim of the same read.
+func (s *Store) claimTriple(ctx context.Context, c *athar.Claim, label quad.Value, memo *tripleMemo) error {
+	if memo == nil {
+		memo = &tripleMemo{}
 	}
-	for _, q := range qs {
-		if q.Label != label {
-			continue
+	subject := c.Subject.IRI()
+	triples, ok := memo.bySubject[subject]
+	if !ok {
+		qs, err := s.out(ctx, subject)
+		if err != nil {
+			return err
 		}
-		t := athar.Quad{Subject: c.Subject.IRI(), Predicate: iriOf(q.Predicate), Object: fromValue(q.Object)}
-		if id, ok := athar.ClaimOf(t); !ok || id != c.ID {
-			continue
+		triples = map[tripleAt]athar.ClaimRef{}
+		for _, q := range qs {
+			if t, ok := athar.TripleRef(fromQuad(q)); ok {
+				triples[tripleAt{t.ID, q.Label}] = t
+			}
 		}
-		c.Predicate = strings.TrimPrefix(t.Predicate, athar.VocabBase)
-		if t.Object.IsIRI() {
-			c.Object, _ = athar.ParseIRI(t.Object.IRI)
-		} else {
-			v := t.Object
-			c.Value = &v
-		}
-		return nil
+		memo.keep(subject, triples)
+	}
+	if t, ok := triples[tripleAt{c.ID, label}]; ok {
+		c.Predicate, c.Object, c.Value = t.Predicate, t.Object, t.Value
 	}
 	return nil
+}
+
+// tripleMemo holds, for one read of many claims on Cayley's path, the plain triples of the
+// subjects claimTriple has read, by claim and label: a read of a hub's claims then reads
+// the hub's quads once, not once a claim. It holds at most memoTriples triples, and forgets
+// them all to take more.
+type tripleMemo struct {
+	bySubject map[string]map[tripleAt]athar.ClaimRef
+	held      int
+}
+
+type tripleAt struct {
+	claim athar.ID
+	label quad.Value
+}
+
+const memoTriples = 1 << 20
+
+func (m *tripleMemo) keep(subject string, triples map[tripleAt]athar.ClaimRef) {
+	if m.bySubject == nil || m.held+len(triples) > memoTriples {
+		m.bySubject, m.held = map[string]map[tripleAt]athar.ClaimRef{}, 0
+	}
+	m.bySubject[subject] = triples
+	m.held += len(triples)
 }
 
 func (s *Store) attestation(ctx context.Context, iri string, claim athar.ID) (athar.Attestation, error) {
@@ -1274,8 +1302,7 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	triples := func(qs []quad.Quad) {
 		set := sets[len(sets)-1]
 		for _, q := range qs {
-			t := athar.Quad{Subject: iriOf(q.Subject), Predicate: iriOf(q.Predicate), Object: fromValue(q.Object)}
-			if id, ok := athar.ClaimOf(t); ok {
+			if id, ok := athar.ClaimOf(fromQuad(q)); ok {
 				set[id.IRI()] = true
 			}
 		}
@@ -1401,6 +1428,7 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 	}
 	sort.Slice(sets, func(i, j int) bool { return len(sets[i]) < len(sets[j]) })
 	var out []*athar.Claim
+	memo := &tripleMemo{}
 	for iri := range sets[0] {
 		inAll := true
 		for _, set := range sets[1:] {
@@ -1416,7 +1444,7 @@ func (s *Store) FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.C
 		if !ok {
 			continue
 		}
-		c, err := s.claim(ctx, id)
+		c, err := s.claim(ctx, id, memo)
 		if err != nil {
 			return nil, err
 		}
@@ -1496,8 +1524,7 @@ func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef,
 	// (athar.ImpliedClaimParts): those of the plain triples to it that a claim node states
 	// the subject of.
 	for _, q := range ins {
-		t := athar.Quad{Subject: iriOf(q.Subject), Predicate: iriOf(q.Predicate), Object: fromValue(q.Object)}
-		c, ok := athar.ClaimOf(t)
+		c, ok := athar.ClaimOf(fromQuad(q))
 		if _, known := claims[c]; !ok || known {
 			continue
 		}
@@ -1512,29 +1539,14 @@ func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef,
 	refs := map[athar.ID]*athar.ClaimRef{}
 	for _, qs := range [][]quad.Quad{outs, ins} {
 		for _, q := range qs {
-			p := iriOf(q.Predicate)
-			if !strings.HasPrefix(p, athar.VocabBase) || athar.IsStructural(p) {
+			t, ok := athar.TripleRef(fromQuad(q))
+			if _, isClaim := claims[t.ID]; !ok || !isClaim {
 				continue
 			}
-			subj, ok := athar.ParseIRI(iriOf(q.Subject))
-			if !ok {
-				continue
-			}
-			pred := strings.TrimPrefix(p, athar.VocabBase)
-			obj := fromValue(q.Object)
-			cid := athar.ClaimID(subj, pred, obj)
-			if _, isClaim := claims[cid]; !isClaim {
-				continue
-			}
+			cid := t.ID
 			ref := refs[cid]
 			if ref == nil {
-				ref = &athar.ClaimRef{ID: cid, Subject: subj, Predicate: pred}
-				if obj.IRI != "" {
-					ref.Object, _ = athar.ParseIRI(obj.IRI)
-				} else {
-					v := obj
-					ref.Value = &v
-				}
+				ref = &t
 				refs[cid] = ref
 				claims[cid] = true
 			}
@@ -1547,7 +1559,7 @@ func (s *Store) claimsAbout(ctx context.Context, id athar.ID) ([]athar.ClaimRef,
 		if described {
 			continue
 		}
-		c, err := s.claim(ctx, cid)
+		c, err := s.claim(ctx, cid, nil)
 		if err != nil || c == nil {
 			if err != nil {
 				return nil, err
@@ -1610,7 +1622,7 @@ func (s *Store) edgesByScan(ctx context.Context, ids []athar.ID) (map[athar.ID][
 		labels := map[key]map[string]bool{}
 		add := func(q quad.Quad) {
 			p := iriOf(q.Predicate)
-			if !strings.HasPrefix(p, athar.VocabBase) || athar.IsStructural(p) {
+			if !athar.IsRelation(p) {
 				return
 			}
 			o, ok := q.Object.(quad.IRI)

@@ -76,21 +76,12 @@ type rmRow struct {
 // entity or a value: what Edges and ClaimsAbout read.
 func rowOf(q quad.Quad) (rmRow, bool) {
 	p := iriOf(q.Predicate)
-	if !strings.HasPrefix(p, athar.VocabBase) || athar.IsStructural(p) {
+	if !athar.IsRelation(p) { // before reading the object: most quads are not
 		return rmRow{}, false
 	}
-	subj, ok := athar.ParseIRI(iriOf(q.Subject))
+	ref, ok := athar.TripleRef(athar.Quad{Subject: iriOf(q.Subject), Predicate: p, Object: fromValue(q.Object)})
 	if !ok {
 		return rmRow{}, false
-	}
-	pred := strings.TrimPrefix(p, athar.VocabBase)
-	obj := fromValue(q.Object)
-	ref := athar.ClaimRef{ID: athar.ClaimID(subj, pred, obj), Subject: subj, Predicate: pred}
-	if obj.IRI != "" {
-		ref.Object, _ = athar.ParseIRI(obj.IRI)
-	} else {
-		v := obj
-		ref.Value = &v
 	}
 	return rmRow{ref: ref, key: ref.SortKey(), label: iriOf(q.Label)}, true
 }
@@ -621,7 +612,7 @@ func (s *Store) scanReadModel(ctx context.Context, fn func(quad.Quad) error) err
 				return err
 			}
 			pi := iriOf(vals[0])
-			keep = strings.HasPrefix(pi, athar.VocabBase) && !athar.IsStructural(pi) || entityKind[pi] != "" || claimFieldPreds[pi] || gradingPredicate(pi)
+			keep = athar.IsRelation(pi) || entityKind[pi] != "" || claimFieldPreds[pi] || gradingPredicate(pi)
 			kept[p.Predicate] = keep
 		}
 		if keep {

@@ -236,7 +236,7 @@ func selectNarration(ctx context.Context, st athar.Store, id athar.ID) (*Subgrap
 	asserted := map[athar.Edge]bool{}
 	ids := map[athar.ID]bool{id: true}
 	for _, q := range qs {
-		if !isRelation(q.Predicate) || !q.Object.IsIRI() {
+		if !athar.IsRelation(q.Predicate) || !q.Object.IsIRI() {
 			continue
 		}
 		s, ok1 := athar.ParseIRI(q.Subject)
@@ -328,12 +328,6 @@ func EdgeID(e athar.Edge) athar.ID {
 	return athar.ClaimID(e.Source, e.Predicate, athar.IRITerm(e.Target.IRI()))
 }
 
-// isRelation reports whether the predicate IRI is a vocabulary relation, one a claim can
-// make (as opposed to rdf:type, labels and the structural vocabulary).
-func isRelation(iri string) bool {
-	return strings.HasPrefix(iri, athar.VocabBase) && !athar.IsStructural(iri)
-}
-
 // subgraphQuads collects the quads of sg as Subgraph documents them.
 func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter predicateFilter) ([]athar.Quad, error) {
 	about := st.QuadsAbout
@@ -353,7 +347,7 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 	claims := map[athar.ID]bool{}
 	records := map[athar.ID]bool{}
 	for _, q := range own {
-		if !isRelation(q.Predicate) {
+		if !athar.IsRelation(q.Predicate) {
 			out = describe(out, records, q) // 1: type, names, description, narration record
 			continue
 		}
@@ -411,7 +405,7 @@ func subgraphQuads(ctx context.Context, st athar.Store, sg *Subgraph, filter pre
 		}
 		records = map[athar.ID]bool{}
 		for _, q := range narrations {
-			if !isRelation(q.Predicate) {
+			if !athar.IsRelation(q.Predicate) {
 				out = describe(out, records, q)
 			}
 		}

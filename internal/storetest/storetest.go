@@ -1252,7 +1252,7 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 	}
 	claims := map[athar.ID]*group{}
 	if err := st.Quads(ctx, func(q athar.Quad) error {
-		if !strings.HasPrefix(q.Predicate, athar.VocabBase) || athar.IsStructural(q.Predicate) {
+		if !athar.IsRelation(q.Predicate) {
 			return nil
 		}
 		subj, ok := athar.ParseIRI(q.Subject)
