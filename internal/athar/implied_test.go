@@ -227,6 +227,21 @@ func TestImpliedClaimParts(t *testing.T) {
 	if _, ok := ClaimOf(Quad{Subject: x.IRI(), Predicate: PredSubject, Object: IRITerm(ransom.IRI())}); ok {
 		t.Fatal("a structural quad taken for a plain triple")
 	}
+	if ref, ok := TripleRef(advises); !ok || ref.ID.IRI() != c1 || ref.Subject != x || ref.Predicate != "advises" || ref.Object != ransom || ref.Value != nil {
+		t.Fatalf("TripleRef(advises) = %+v, %v", ref, ok)
+	}
+	if ref, ok := TripleRef(killed); !ok || ref.ID.IRI() != c2 || ref.Object != "" || ref.Value == nil || *ref.Value != IntTerm(70) {
+		t.Fatalf("TripleRef(killed) = %+v, %v", ref, ok)
+	}
+	for _, q := range []Quad{
+		{Subject: x.IRI(), Predicate: PredSubject, Object: IRITerm(ransom.IRI())},               // structural
+		{Subject: x.IRI(), Predicate: RDFSLabel, Object: StringTerm("x")},                       // not the vocabulary
+		{Subject: "http://example.org/x", Predicate: advises.Predicate, Object: advises.Object}, // not an entity
+	} {
+		if ref, ok := TripleRef(q); ok {
+			t.Errorf("TripleRef(%v) = %+v: not a plain triple from an entity", q, ref)
+		}
+	}
 	all := []Quad{
 		advises, killed,
 		{Subject: c1, Predicate: PredSubject, Object: IRITerm(x.IRI()), Label: a},
