@@ -145,6 +145,14 @@ func TestDiff(t *testing.T) {
 	if !Diff("narration:n", []Quad{q("a")}, []Quad{q("a")}).Empty() {
 		t.Error("equal sets give a non-empty diff")
 	}
+	// the changes come sorted by their canonical form, whatever the order given
+	cs = Diff("narration:n", []Quad{q("z"), q("b"), q("a")}, []Quad{q("d"), q("b"), q("c"), q("c")})
+	if !reflect.DeepEqual(cs.Add, []Quad{q("c"), q("d")}) || !reflect.DeepEqual(cs.Remove, []Quad{q("a"), q("z")}) {
+		t.Fatalf("diff = %+v", cs)
+	}
+	if got := SortUniqueQuads([]Quad{q("b"), q("a"), q("b"), q("c"), q("a")}); !reflect.DeepEqual(got, []Quad{q("a"), q("b"), q("c")}) {
+		t.Errorf("SortUniqueQuads = %+v", got)
+	}
 }
 
 func TestTermKeyDistinguishesKinds(t *testing.T) {

@@ -175,28 +175,31 @@ func (q Quad) Key() string {
 
 // SortQuads sorts quads by their canonical form, so that exports are deterministic.
 func SortQuads(qs []Quad) {
-	// Compute each key once: building keys in the comparison dominated compile time.
+	sortKeyed(qs)
+}
+
+// SortUniqueQuads sorts quads by their canonical form and drops repeats, reusing qs.
+func SortUniqueQuads(qs []Quad) []Quad {
+	keys := sortKeyed(qs)
+	out := qs[:0]
+	for i, q := range qs {
+		if i > 0 && keys[i] == keys[i-1] {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// sortKeyed sorts qs by their keys, computing each key once (building keys in the
+// comparison dominated compile time), and returns the keys in the new order.
+func sortKeyed(qs []Quad) []string {
 	keys := make([]string, len(qs))
 	for i, q := range qs {
 		keys[i] = q.Key()
 	}
 	sort.Sort(byKey{qs, keys})
-}
-
-// SortUniqueQuads sorts quads by their canonical form and drops repeats, reusing qs.
-func SortUniqueQuads(qs []Quad) []Quad {
-	SortQuads(qs)
-	out := qs[:0]
-	var last string
-	for i, q := range qs {
-		k := q.Key()
-		if i > 0 && k == last {
-			continue
-		}
-		out = append(out, q)
-		last = k
-	}
-	return out
+	return keys
 }
 
 type byKey struct {
@@ -228,12 +231,16 @@ func (cs Changeset) Empty() bool { return len(cs.Remove) == 0 && len(cs.Add) == 
 // Diff returns the changeset that turns the quads in have into the quads in want (both for
 // the same narration). Equal sets give an empty changeset.
 func Diff(narration ID, have, want []Quad) Changeset {
+	// each key computed once, and kept to sort the changes by
+	haveKeys := make([]string, len(have))
 	hk := make(map[string]bool, len(have))
-	for _, q := range have {
-		hk[q.Key()] = true
+	for i, q := range have {
+		haveKeys[i] = q.Key()
+		hk[haveKeys[i]] = true
 	}
 	wk := make(map[string]bool, len(want))
 	cs := Changeset{Narration: narration}
+	var addKeys, removeKeys []string
 	for _, q := range want {
 		k := q.Key()
 		if wk[k] {
@@ -242,15 +249,17 @@ func Diff(narration ID, have, want []Quad) Changeset {
 		wk[k] = true
 		if !hk[k] {
 			cs.Add = append(cs.Add, q)
+			addKeys = append(addKeys, k)
 		}
 	}
-	for _, q := range have {
-		if !wk[q.Key()] {
+	for i, q := range have {
+		if !wk[haveKeys[i]] {
 			cs.Remove = append(cs.Remove, q)
+			removeKeys = append(removeKeys, haveKeys[i])
 		}
 	}
-	SortQuads(cs.Add)
-	SortQuads(cs.Remove)
+	sort.Sort(byKey{cs.Add, addKeys})
+	sort.Sort(byKey{cs.Remove, removeKeys})
 	return cs
 }
 
