@@ -416,7 +416,8 @@ func TestNarrationChapterFromItsRecord(t *testing.T) {
 }
 
 // TestRelationCountsFromTheStoreCount: a relation field asked for its totalCount alone is
-// counted by the store's count where the vocabulary fixes the entity's side, and agrees
+// counted by the store's count where the vocabulary fixes the entity's side or the
+// relations are outgoing (the count of the entity's claims as subject), and agrees
 // with the relations counted one by one (pageInfo asked too).
 func TestRelationCountsFromTheStoreCount(t *testing.T) {
 	e := newCorpusEnv(t, nil)
@@ -424,6 +425,9 @@ func TestRelationCountsFromTheStoreCount(t *testing.T) {
 		`entity(id: "person:umar-ibn-al-khattab") { ... on Person { F: narrates { S } G: transmits { S } H: relations(predicate: "narrates") { S } I: relations(predicate: "narrates", direction: INCOMING) { S } J: advises { S } } }`,
 		`entity(id: "person:abu-hurayrah") { ... on Person { F: narrates { S } G: transmits { S } H: relations(predicate: "transmits", direction: OUTGOING) { S } I: relations(predicate: "year") { S } J: relations(predicate: "narrates", direction: BOTH) { S } } }`,
 		`entity(id: "narration:muslim-1763") { ... on Narration { F: narratedBy { S } G: transmitters { S } H: relations(predicate: "narrates", direction: OUTGOING) { S } I: relations(predicate: "mentions") { S } J: relations(predicate: "transmits", direction: INCOMING) { S } } }`,
+		// an event on both sides of precedes: the outgoing ones from the count of its claims
+		// as subject
+		`entity(id: "event:consultation-on-prisoners") { ... on Event { F: relations(predicate: "precedes", direction: OUTGOING) { S } G: relations(predicate: "precedes", direction: INCOMING) { S } H: relations(predicate: "precedes") { S } I: relations(predicate: "advises", direction: OUTGOING) { S } J: relations(predicate: "precedes", direction: BOTH) { S } } }`,
 	} {
 		type counts struct {
 			F, G, H, I, J struct {

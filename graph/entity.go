@@ -205,7 +205,8 @@ func (r *Resolver) onlySubject(id athar.ID, predicate string) bool {
 // relationCount counts the relations of id by predicate in direction dir from the store's
 // count of the entity's claims of the predicate, when the vocabulary says every one of them
 // has id on the side dir asks for (Person.narrates: a person is never a narrates claim's
-// object); ok is false when it cannot say so, and the relations are then counted one by one.
+// object), or from its count of the claims with id as subject for the outgoing ones; ok is
+// false when it cannot say so, and the relations are then counted one by one.
 func (r *Resolver) relationCount(ctx context.Context, id athar.ID, predicate string, dir model.Direction) (n int, ok bool, err error) {
 	p, known := r.vocab.Predicate(predicate)
 	t, typed := athar.TypeOfPrefix(id.Prefix())
@@ -219,6 +220,10 @@ func (r *Resolver) relationCount(ctx context.Context, id athar.ID, predicate str
 		return 0, true, nil
 	case neverObject && dir == model.DirectionIncoming, neverSubject && dir == model.DirectionOutgoing:
 		return 0, true, nil
+	case dir == model.DirectionOutgoing:
+		// the store counts the claims with the entity as subject
+		page, err := r.store.PageClaims(ctx, athar.ClaimPageQuery{Entity: id, Predicate: predicate, First: 0, AsSubject: true})
+		return page.Total, err == nil, err
 	case !neverObject && !neverSubject:
 		return 0, false, nil
 	}

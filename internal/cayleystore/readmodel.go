@@ -13,6 +13,8 @@ package cayleystore
 //
 //	rmAboutBucket  entity IRI \x00 \x00                     -> how many distinct claims (uvarint)
 //	               entity IRI \x00 \x00 predicate           -> how many of that predicate
+//	               entity IRI \x00 \x00 \x01 [predicate]    -> the same, of the claims with the
+//	                                                        entity as subject
 //	               entity IRI \x00 sort key \x00            -> the claim's labels in the list
 //	                                                        (uvarint), then its reference
 //	               entity IRI \x00 sort key \x00 label      -> 1
@@ -54,7 +56,8 @@ const (
 	rmPredBucket  = "athar.rm.pred"
 	// rmLayoutBucket is empty: it says the lists keep their counts beside their rows. A store
 	// without it (made before, with athar.rm.count) has its read model rebuilt at Open.
-	rmLayoutBucket = "athar.rm.layout2"
+	// (layout3: and counts for the side of the list with the entity as subject.)
+	rmLayoutBucket = "athar.rm.layout3"
 	// rmPendingKey, in pendingBucket, means the read model may disagree with Cayley. No
 	// label starts with byte 1.
 	rmPendingKey = "\x01readmodel"
@@ -63,7 +66,7 @@ const (
 var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
 
 // rmRetiredBuckets are buckets of earlier layouts of the read model, dropped by a rebuild.
-var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim", "athar.rm.claim2", "athar.rm.claim3"}
+var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim", "athar.rm.claim2", "athar.rm.claim3", "athar.rm.layout2"}
 
 // rmRow is one plain triple under one label.
 type rmRow struct {
@@ -96,7 +99,7 @@ type rmTarget struct {
 func (r rmRow) targets() []rmTarget {
 	p := r.ref.Predicate
 	s := r.ref.Subject.IRI()
-	t := []rmTarget{{rmAboutBucket, s, []string{listCountKey(s, ""), listCountKey(s, p)}}}
+	t := []rmTarget{{rmAboutBucket, s, []string{listCountKey(s, ""), listCountKey(s, p), subjectCountKey(s, ""), subjectCountKey(s, p)}}}
 	if r.ref.Object != "" && r.ref.Object != r.ref.Subject {
 		o := r.ref.Object.IRI()
 		t = append(t, rmTarget{rmAboutBucket, o, []string{listCountKey(o, ""), listCountKey(o, p)}})
@@ -109,6 +112,13 @@ func (r rmRow) targets() []rmTarget {
 // with 0).
 func listCountKey(owner, predicate string) string {
 	return owner + "\x00\x00" + predicate
+}
+
+// subjectCountKey is the key of the count of the claims of entity's list with the entity
+// as their subject (predicate ""), or of those of one predicate (a predicate never starts
+// with 1): what PageClaims' AsSubject pages give as their total.
+func subjectCountKey(entity, predicate string) string {
+	return listCountKey(entity, "\x01"+predicate)
 }
 
 // rowKey is the key of a claim's row in t's list for one label, or with label "" its
@@ -829,6 +839,7 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	if q.AsSubject && q.Entity != "" {
 		// The claims with the entity as subject lead with it, then the predicate.
 		within, keep = string(q.Entity)+"\x00", nil
+		count = subjectCountKey(owner, q.Predicate)
 		if q.Predicate != "" {
 			within += q.Predicate + "\x00"
 		}
@@ -837,20 +848,6 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 	err := s.man.view(func(tx manifestTx) error {
 		n, _ := binary.Uvarint(tx.get(bucket, count))
 		page.Total = int(n)
-		if within != "" {
-			// No count is kept for one side of a list: the range is counted, without
-			// its narrations, unless the caller needs no total.
-			page.Total = 0
-			if !q.SkipTotal {
-				err := rmList(ctx, tx, bucket, owner, within, "", false, nil, func(athar.ClaimRef, []string) bool {
-					page.Total++
-					return true
-				})
-				if err != nil {
-					return err
-				}
-			}
-		}
 		return rmList(ctx, tx, bucket, owner, within, q.After, !q.SkipNarrations, keep, pageInto(&page, q))
 	})
 	if err != nil {
