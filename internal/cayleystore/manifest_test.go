@@ -3,6 +3,7 @@ package cayleystore
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -488,5 +489,73 @@ func TestIDTxRecordsLastWrite(t *testing.T) {
 	}
 	if ids[h2] != 8 {
 		t.Fatalf("after a read: %v", ids)
+	}
+}
+
+// TestBoltTxGetKeepsItsCursorTrue: get reuses one cursor per bucket within a transaction,
+// and still answers as Bucket.Get would after puts, deletes and a bucket's reset in the
+// same transaction: a key only when it is there exactly (not the next one a seek lands
+// on), never a nested bucket, nothing from a bucket that does not exist.
+func TestBoltTxGetKeepsItsCursorTrue(t *testing.T) {
+	bdb, err := bolt.Open(filepath.Join(t.TempDir(), "x.bolt"), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	err = bdb.Update(func(btx *bolt.Tx) error {
+		tx := newBoltTx(btx)
+		want := func(bucket, key, v string) {
+			t.Helper()
+			got := tx.get(bucket, key)
+			if (got == nil) != (v == "") || string(got) != v {
+				t.Fatalf("get(%q, %q) = %q, want %q", bucket, key, got, v)
+			}
+			if b := btx.Bucket([]byte(bucket)); b != nil && string(b.Get([]byte(key))) != string(got) {
+				t.Fatalf("get(%q, %q) = %q, Bucket.Get %q", bucket, key, got, b.Get([]byte(key)))
+			}
+		}
+		want("b", "k", "") // no bucket yet
+		for _, k := range []string{"a", "k1", "k3", "z"} {
+			if err := tx.put("b", k, []byte("v"+k)); err != nil {
+				return err
+			}
+		}
+		want("b", "k1", "vk1")
+		want("b", "k", "")  // a seek lands on k1
+		want("b", "k2", "") // and on k3
+		want("b", "zz", "") // past the last key
+		if err := tx.put("b", "k2", []byte("vk2")); err != nil {
+			return err
+		}
+		want("b", "k2", "vk2")
+		if err := tx.del("b", "k1"); err != nil {
+			return err
+		}
+		want("b", "k1", "")
+		want("b", "k3", "vk3")
+		b, _ := tx.bucket("b", false)
+		if _, err := b.CreateBucket([]byte("nested")); err != nil {
+			return err
+		}
+		want("b", "nested", "")
+		for i := range 2000 { // enough to split pages under the cursor
+			if err := tx.put("b", fmt.Sprintf("m%05d", i), []byte(fmt.Sprint(i))); err != nil {
+				return err
+			}
+		}
+		want("b", "m01234", "1234")
+		want("b", "z", "vz")
+		if err := tx.resetBuckets("b"); err != nil {
+			return err
+		}
+		want("b", "z", "")
+		if err := tx.put("b", "z", []byte("again")); err != nil {
+			return err
+		}
+		want("b", "z", "again")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
