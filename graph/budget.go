@@ -153,6 +153,8 @@ type budget struct {
 	errors        atomic.Int64 // errors reported so far
 	maxErrors     int64
 	stop          atomic.Pointer[limitError]
+	// done is the request's Done channel (nil: never closed).
+	done <-chan struct{}
 	// room is the request's share of the costGate, when it was admitted through one.
 	room *room
 }
@@ -206,25 +208,45 @@ type limitError struct {
 func (e *limitError) Error() string { return e.msg }
 
 // check returns the error that stops the request, if it is stopped or must be now.
-func (b *budget) check(ctx context.Context, maxFields int) error {
+// It runs before every field, in gqlgen's goroutine for it: it reads the request's done
+// channel, taken once, rather than asking the field's context (ctx.Err() on a context
+// nested a few dozen values deep recurses through every one of them, and grew those
+// goroutines' stacks), and builds its errors out of line.
+func (b *budget) check(maxFields int) error {
 	if e := b.stop.Load(); e != nil {
 		return e
 	}
-	if ctx.Err() != nil {
-		b.stop.CompareAndSwap(nil, &limitError{msg: "the request ran out of time", deadline: true})
-		return b.stop.Load()
+	select {
+	case <-b.done:
+		return b.stopWith(&limitError{msg: "the request ran out of time", deadline: true})
+	default:
 	}
 	left := b.fields.Add(-1)
 	if left < 0 {
-		b.stop.CompareAndSwap(nil, &limitError{msg: fmt.Sprintf("the response would have more than %d fields; the limit is %d: ask for fewer (smaller first, fewer nested lists)", maxFields, maxFields)})
-		return b.stop.Load()
+		return b.stopWith(tooManyFields(maxFields))
 	}
 	if b.room != nil && !b.room.grow(maxFields-int(left)) {
-		b.stop.CompareAndSwap(nil, &limitError{busy: true, msg: fmt.Sprintf(
-			"the server is busy: this query resolved %d fields, more than its estimate, and the queries running now leave no room for more; retry shortly, or ask for less", maxFields-int(left))})
-		return b.stop.Load()
+		return b.stopWith(noRoom(maxFields - int(left)))
 	}
 	return nil
+}
+
+// stopWith stops the request with e, unless it was stopped already, and returns what
+// stopped it.
+func (b *budget) stopWith(e *limitError) error {
+	b.stop.CompareAndSwap(nil, e)
+	return b.stop.Load()
+}
+
+//go:noinline
+func tooManyFields(maxFields int) *limitError {
+	return &limitError{msg: fmt.Sprintf("the response would have more than %d fields; the limit is %d: ask for fewer (smaller first, fewer nested lists)", maxFields, maxFields)}
+}
+
+//go:noinline
+func noRoom(resolved int) *limitError {
+	return &limitError{busy: true, msg: fmt.Sprintf(
+		"the server is busy: this query resolved %d fields, more than its estimate, and the queries running now leave no room for more; retry shortly, or ask for less", resolved)}
 }
 
 // spend takes what res adds to the response from the byte budget.
@@ -293,7 +315,7 @@ func (l requestBudget) InterceptOperation(ctx context.Context, next graphql.Oper
 }
 
 func (l requestBudget) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	b := &budget{maxErrors: l.maxErrors}
+	b := &budget{maxErrors: l.maxErrors, done: ctx.Done()}
 	b.room, _ = ctx.Value(roomKey{}).(*room)
 	b.fields.Store(l.maxFields)
 	b.bytes.Store(l.maxBytes)
@@ -326,7 +348,7 @@ func (l requestBudget) InterceptField(ctx context.Context, next graphql.Resolver
 	if b == nil {
 		return next(ctx)
 	}
-	if err := b.check(ctx, int(l.maxFields)); err != nil {
+	if err := b.check(int(l.maxFields)); err != nil {
 		return nil, err
 	}
 	res, err := next(ctx)
