@@ -46,6 +46,7 @@ unless the environment sets them.`)
 	}
 	logger := slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	defer tuneGC(e.getenv, logger, serveGCPercent, serveMemoryLimit)()
+	defer serveStacks(logger)()
 	return app.Serve(ctx, app.ServeConfig{
 		Mode: mode, Addr: *addr, CORSOrigins: origins, Token: e.getenv("ATHAR_TOKEN"), Stderr: e.stderr,
 		Logger: logger, NoWarm: !*warm,
