@@ -54,9 +54,10 @@ import (
 const (
 	rmAboutBucket = "athar.rm.about"
 	rmPredBucket  = "athar.rm.pred"
-	// rmLayoutBucket is empty: it says the lists keep their counts beside their rows. A store
-	// without it (made before, with athar.rm.count) has its read model rebuilt at Open.
-	// (layout3: and counts for the side of the list with the entity as subject.)
+	// rmLayoutBucket is empty: its name says the read model's layout -- the lists keep their
+	// counts beside their rows, and an entity's list counts its claims as subject too. A
+	// store without it has its read model rebuilt at Open: one made with athar.rm.count
+	// (counts in a bucket of their own), or with athar.rm.layout2 (no subject counts).
 	rmLayoutBucket = "athar.rm.layout3"
 	// rmPendingKey, in pendingBucket, means the read model may disagree with Cayley. No
 	// label starts with byte 1.
