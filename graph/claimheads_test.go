@@ -193,3 +193,87 @@ claims:
 		})
 	}
 }
+
+// TestClaimPagesWithoutAttestations: a page of claims whose selection asks for neither
+// their attestations nor a count of them reads the claims' parts only (Store.ClaimParts,
+// no attestation read), and shows the same claims as a page that asks for them; as soon as
+// anything under the page asks -- directly, through a fragment, in a nested claim --
+// the claims are read with their attestations, and what they show is right.
+func TestClaimPagesWithoutAttestations(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store { cs.Store = st; return cs }})
+	const parts = `id predicate subject { id } object { id } value`
+	paths := map[string]string{
+		"claims":         `{ claims(subject: "person:umar-ibn-al-khattab", first: 50) { totalCount edges { node { %s } } } }`,
+		"entity claims":  `{ entity(id: "concept:ransom") { claims(first: 50) { totalCount edges { node { %s } } } } }`,
+		"relations":      `{ entity(id: "person:umar-ibn-al-khattab") { relations(first: 50) { nodes { claim { %s } } } } }`,
+		"claims by pred": `{ claims(predicate: "advises", first: 50) { edges { node { %s } } } }`,
+	}
+	asks := []string{
+		parts + ` attestationCount`,
+		parts + ` attestations { narration { id } evidence }`,
+		parts + ` ...A`,
+		parts + ` variants { id routeCount }`,
+	}
+	for name, q := range paths {
+		cs.reset()
+		var bare map[string]any
+		e.query(t, fmt.Sprintf(q, parts), nil, &bare)
+		if _, calls := cs.total(); calls["ClaimParts"] == 0 || calls["ClaimHeads"] != 0 {
+			t.Errorf("%s: a page without attestations read %v; want ClaimParts and no ClaimHeads", name, calls)
+		}
+		for _, ask := range asks {
+			cs.reset()
+			text := fmt.Sprintf(q, ask)
+			if strings.Contains(ask, "...A") {
+				text += ` fragment A on Claim { attestations(first: 1) { narration { id } } }`
+			}
+			var full map[string]any
+			e.query(t, text, nil, &full)
+			if _, calls := cs.total(); calls["ClaimHeads"] == 0 && calls["Claims"] == 0 {
+				t.Errorf("%s, asking %q: read %v; want the claims with their attestations", name, ask, calls)
+			}
+			if got, want := strip(full), strip(bare); got != want {
+				t.Errorf("%s, asking %q: the claims' parts differ:\n%s\nwithout attestations:\n%s", name, ask, got, want)
+			}
+			if strings.Contains(ask, "attestationCount") && !strings.Contains(mustJSON(full), `"attestationCount":1`) && !strings.Contains(mustJSON(full), `"attestationCount":2`) {
+				t.Errorf("%s: no attestationCount of 1 or 2 in %s", name, mustJSON(full))
+			}
+		}
+	}
+}
+
+// strip gives a response's claims' parts as JSON, without what the asks add.
+func strip(v any) string {
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			out := map[string]any{}
+			for k, f := range x {
+				switch k {
+				case "attestationCount", "attestations", "variants":
+				default:
+					out[k] = walk(f)
+				}
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, f := range x {
+				out[i] = walk(f)
+			}
+			return out
+		}
+		return v
+	}
+	return mustJSON(walk(v))
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -82,13 +83,60 @@ func (r *Resolver) claimRefPage(ctx context.Context, q athar.ClaimPageQuery, fir
 	return claimPage(window{from: 0, to: len(refs), total: page.Total, more: page.More}, key, claims), nil
 }
 
-// loadClaims loads claims by id, each with the attestations a page shows
-// (headAttestations), nil where absent; loadFullClaims loads them whole.
+// loadClaims loads the claims by id that the field being resolved returns, nil where
+// absent: each with the attestations a page shows (headAttestations), or with its parts
+// only when nothing under the field asks for attestations or their counts (a corpus
+// claim's attestation is a passage of its hadith's text, read to be shown);
+// loadFullClaims loads them whole.
 func (r *Resolver) loadClaims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	if !attestationsWanted(ctx) {
+		return r.loaders(ctx).claimParts.LoadAll(ctx, ids)
+	}
 	return r.loaders(ctx).claimHead.LoadAll(ctx, ids)
+}
+
+// claimAttestationFields are the fields of Claim that read its attestations.
+var claimAttestationFields = map[string]bool{"attestations": true, "attestationCount": true, "routeCount": true}
+
+// attestationsWanted reports whether the selection under the field being resolved has a
+// field named as one of claimAttestationFields at any depth, through fragments, whatever
+// its type and whether or not @skip or @include drop it: when it has none, the claims
+// returned need no attestation (true outside a GraphQL request).
+func attestationsWanted(ctx context.Context) bool {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return true
+	}
+	frags := graphql.GetOperationContext(ctx).Doc.Fragments
+	seen := map[string]bool{}
+	var walk func(ast.SelectionSet) bool
+	walk = func(set ast.SelectionSet) bool {
+		for _, sel := range set {
+			switch s := sel.(type) {
+			case *ast.Field:
+				if claimAttestationFields[s.Name] || walk(s.SelectionSet) {
+					return true
+				}
+			case *ast.InlineFragment:
+				if walk(s.SelectionSet) {
+					return true
+				}
+			case *ast.FragmentSpread:
+				if seen[s.Name] {
+					continue
+				}
+				seen[s.Name] = true
+				if f := frags.ForName(s.Name); f == nil || walk(f.SelectionSet) {
+					return true // a fragment it cannot find: assume the worst
+				}
+			}
+		}
+		return false
+	}
+	return walk(fc.Field.Selections)
 }
 
 func (r *Resolver) loadFullClaims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
@@ -106,6 +154,16 @@ func (r *claimResolver) Attestations(ctx context.Context, obj *model.Claim, firs
 	n, err := model.First(first, headAttestations)
 	if err != nil {
 		return nil, err
+	}
+	if obj.C.Bare { // read with its parts only: read it as a page shows it
+		c, err := r.loaders(ctx).claimHead.Load(ctx, obj.C.ID)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil { // deleted since the page was read
+			return []*model.Attestation{}, nil
+		}
+		obj = &model.Claim{C: c}
 	}
 	if as, ok := obj.Attestations(n); ok {
 		return r.withNarrations(ctx, as)

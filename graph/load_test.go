@@ -67,6 +67,16 @@ func (c *countingStore) Claims(ctx context.Context, ids []athar.ID) ([]*athar.Cl
 	return c.Store.Claims(ctx, ids)
 }
 
+func (c *countingStore) ClaimHeads(ctx context.Context, ids []athar.ID, first int) ([]*athar.Claim, error) {
+	c.count("ClaimHeads")
+	return c.Store.ClaimHeads(ctx, ids, first)
+}
+
+func (c *countingStore) ClaimParts(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	c.count("ClaimParts")
+	return c.Store.ClaimParts(ctx, ids)
+}
+
 func (c *countingStore) ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error) {
 	c.count("ClaimsAbout")
 	return c.Store.ClaimsAbout(ctx, ids)

@@ -24,6 +24,9 @@ type loaders struct {
 	// (Store.ClaimHeads): what a page of claims shows. A hub's claims have thousands;
 	// claim gives them all, for what counts or compares them.
 	claimHead *dataloadgen.Loader[athar.ID, *athar.Claim]
+	// claimParts gives a claim's parts only (Store.ClaimParts): for a page of claims that
+	// shows no attestation and no count of them.
+	claimParts *dataloadgen.Loader[athar.ID, *athar.Claim]
 	// about gives the claims with the entity as subject or object, as references (no
 	// attestations): a list of entities costs one store call, and a page of claims then
 	// loads only its own claims through the claim loader.
@@ -57,6 +60,10 @@ func newLoaders(st reader, wait time.Duration) *loaders {
 		}, opt),
 		claimHead: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Claim, []error) {
 			cs, err := st.ClaimHeads(ctx, ids, headAttestations)
+			return cs, batchErr(err, "load claims")
+		}, opt),
+		claimParts: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([]*athar.Claim, []error) {
+			cs, err := st.ClaimParts(ctx, ids)
 			return cs, batchErr(err, "load claims")
 		}, opt),
 		about: dataloadgen.NewLoader(func(ctx context.Context, ids []athar.ID) ([][]athar.ClaimRef, []error) {

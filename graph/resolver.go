@@ -27,6 +27,7 @@ type reader interface {
 	FindClaims(ctx context.Context, f athar.ClaimFilter) ([]*athar.Claim, error)
 	Claims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	ClaimHeads(ctx context.Context, ids []athar.ID, first int) ([]*athar.Claim, error)
+	ClaimParts(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error)
 	ClaimsAbout(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ClaimRef, error)
 	PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.ClaimPage, error)
 	PageEntities(ctx context.Context, q athar.EntityPageQuery) (athar.EntityPage, error)

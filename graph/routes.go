@@ -45,7 +45,7 @@ func (r *Resolver) claimRoutes(ctx context.Context, claims []*athar.Claim) (map[
 // RouteCount is the number of independent routes among the narrations attesting the claim.
 func (r *claimResolver) RouteCount(ctx context.Context, obj *model.Claim) (int, error) {
 	c := obj.C
-	if c.Partial { // every narration attesting it counts
+	if c.Partial || c.Bare { // every narration attesting it counts
 		full, err := r.loaders(ctx).claim.Load(ctx, c.ID)
 		if err != nil || full == nil {
 			return 0, err

@@ -10665,7 +10665,7 @@ func (ec *executionContext) _Claim_attestationCount(ctx context.Context, field g
 			return ec.fieldContext_Claim_attestationCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.AttestationCount(), nil
+			return obj.AttestationCount()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {

@@ -7,6 +7,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -318,12 +319,17 @@ func First(first *int, def int) (int, error) {
 	return *first, nil
 }
 
-// AttestationCount is the number of distinct narrations attesting the claim.
-func (c *Claim) AttestationCount() int {
-	if c.C.Partial {
-		return c.C.NarrationTotal
+// AttestationCount is the number of distinct narrations attesting the claim. A claim read
+// with its parts only (Bare) cannot say: its loader reads them only for a selection that
+// asks for no count.
+func (c *Claim) AttestationCount() (int, error) {
+	if c.C.Bare {
+		return 0, fmt.Errorf("claim %s was read without its attestations, and cannot count them", c.C.ID)
 	}
-	return len(Narrations(c.C))
+	if c.C.Partial {
+		return c.C.NarrationTotal, nil
+	}
+	return len(Narrations(c.C)), nil
 }
 
 // Narrations returns the distinct narrations attesting c, in order; c must not be Partial.

@@ -26,6 +26,9 @@ type Claim struct {
 	Partial          bool
 	AttestationTotal int
 	NarrationTotal   int
+	// Bare is set on a claim read with its parts only (Store.ClaimParts): it has no
+	// attestations, and nothing says how many it has.
+	Bare bool
 }
 
 // SortKey orders claims as every listing of them does: by subject, predicate, object or

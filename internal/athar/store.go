@@ -106,6 +106,12 @@ type Store interface {
 	// thousands of attestations, and a page shows a few.
 	ClaimHeads(ctx context.Context, ids []ID, first int) ([]*Claim, error)
 
+	// ClaimParts returns the claims as Claims does but with their subject, predicate and
+	// object or value only: no attestation is read or counted, and each is Bare. For a
+	// page of claims that shows neither their attestations nor how many there are (a
+	// corpus claim's attestation is a passage of its hadith's text, read to be shown).
+	ClaimParts(ctx context.Context, ids []ID) ([]*Claim, error)
+
 	// Edges returns, for each id, the plain triples between entities that touch it in
 	// either direction (each with its true source and target), sorted.
 	Edges(ctx context.Context, ids []ID) (map[ID][]Edge, error)

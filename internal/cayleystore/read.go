@@ -971,6 +971,53 @@ func (s *Store) ClaimHeads(ctx context.Context, ids []athar.ID, first int) ([]*a
 	return s.claims(ctx, ids, max(first, 0))
 }
 
+// ClaimParts implements athar.Store. From the read model a claim's parts are one row's
+// fields; while it is stale, the claims are read from Cayley whole and stripped.
+func (s *Store) ClaimParts(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {
+	if err := s.rlockFor(ctx); err != nil {
+		return nil, err
+	}
+	stale := s.rmStale
+	var out []*athar.Claim
+	if !stale {
+		out = make([]*athar.Claim, len(ids))
+		err := s.man.view(func(tx manifestTx) error {
+			for i, id := range ids {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if id.Prefix() != athar.ClaimPrefix {
+					continue
+				}
+				c, _, err := rmClaimParts(tx, id)
+				if err != nil {
+					return err
+				}
+				out[i] = c
+			}
+			return nil
+		})
+		if err != nil {
+			s.mu.RUnlock()
+			return nil, fmt.Errorf("claim parts: %w", err)
+		}
+	}
+	s.mu.RUnlock()
+	if stale {
+		cs, err := s.claims(ctx, ids, 0)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cs {
+			if c != nil {
+				cs[i] = &athar.Claim{ID: c.ID, Subject: c.Subject, Predicate: c.Predicate, Object: c.Object, Value: c.Value, Bare: true}
+			}
+		}
+		out = cs
+	}
+	return out, nil
+}
+
 // claims reads claims with their first attestations, all of them when first is negative.
 func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar.Claim, error) {
 	if err := s.rlockFor(ctx); err != nil {

@@ -364,36 +364,29 @@ func rmFields(tx manifestTx, label string, node athar.ID, fn func(pred string, o
 	return nil
 }
 
-// rmClaim reads a claim as claim does from Cayley: nil when no claim node has that id.
-// Its fields are read in the label of its first attestation: a claim's node has the same
-// quads in every label (its id is the hash of them), and a narration states a claim only
-// with an attestation of it.
-//
-// corpus, when not nil, is given the IRI of the corpus record each attestation is
-// recorded under (the label of one of its rows), for corpusEvidence: a record's
-// attestations keep their offsets but not their passage.
-//
-// first, when not negative, reads only the claim's first attestations in the order they
-// are listed (see rmAttestationHeads).
-//
-// texts, when not nil, keeps the narration texts read for evidence left implied, so that
-// a page's claims read each narration's text once.
-func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[string]string, first int) (*athar.Claim, error) {
-	type att struct{ label, id string }
+// claimAtt is one row of a claim's records: an attestation of it, in a label.
+type claimAtt struct{ label, id string }
+
+// rmClaimParts reads a claim's parts -- subject, predicate, object or value -- and the rows
+// of its attestations, without reading those: the claim is Bare. nil when no claim node
+// has that id. Its fields are read in the label of its first attestation: a claim's node
+// has the same quads in every label (its id is the hash of them), and a narration states a
+// claim only with an attestation of it.
+func rmClaimParts(tx manifestTx, id athar.ID) (*athar.Claim, []claimAtt, error) {
 	prefix := "c\x00" + string(id) + "\x00"
-	var atts []att
+	var atts []claimAtt
 	tx.scan(rmClaimBucket, prefix, func(k string, _ []byte) bool {
 		if !strings.HasPrefix(k, prefix) {
 			return false
 		}
 		label, a, _ := strings.Cut(k[len(prefix):], "\x00")
-		atts = append(atts, att{label, a})
+		atts = append(atts, claimAtt{label, a})
 		return true
 	})
 	if len(atts) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	c := &athar.Claim{ID: id}
+	c := &athar.Claim{ID: id, Bare: true}
 	found := false
 	err := rmFields(tx, atts[0].label, id, func(pred string, obj athar.Term) error {
 		switch pred { // the parts the plain triple gives read as stated ones (claimPredLong)
@@ -412,8 +405,29 @@ func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[s
 		return nil
 	})
 	if err != nil || !found {
+		return nil, nil, err
+	}
+	return c, atts, nil
+}
+
+// rmClaim reads a claim as claim does from Cayley: nil when no claim node has that id. Its
+// parts are rmClaimParts'; then its attestations are read.
+//
+// corpus, when not nil, is given the IRI of the corpus record each attestation is
+// recorded under (the label of one of its rows), for corpusEvidence: a record's
+// attestations keep their offsets but not their passage.
+//
+// first, when not negative, reads only the claim's first attestations in the order they
+// are listed (see rmAttestationHeads).
+//
+// texts, when not nil, keeps the narration texts read for evidence left implied, so that
+// a page's claims read each narration's text once.
+func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[string]string, first int) (*athar.Claim, error) {
+	c, atts, err := rmClaimParts(tx, id)
+	if c == nil || err != nil {
 		return nil, err
 	}
+	c.Bare = false
 	// The labels each attestation is stated in, in the order first seen: one attestation in
 	// two labels is read once, as Cayley's path does.
 	var order []string

@@ -198,6 +198,11 @@ func (s *store) ClaimHeads(ctx context.Context, ids []athar.ID, first int) (c []
 	return s.st.ClaimHeads(ctx, ids, first)
 }
 
+func (s *store) ClaimParts(ctx context.Context, ids []athar.ID) (c []*athar.Claim, err error) {
+	defer s.m.track("claim_parts")(&err)
+	return s.st.ClaimParts(ctx, ids)
+}
+
 func (s *store) Edges(ctx context.Context, ids []athar.ID) (e map[athar.ID][]athar.Edge, err error) {
 	defer s.m.track("edges")(&err)
 	return s.st.Edges(ctx, ids)

@@ -1370,13 +1370,29 @@ func checkReadModel(t *testing.T, st athar.Store, step int) {
 
 // checkClaimHeads compares ClaimHeads with Claims for ids, for several numbers of heads: the
 // same claims, each with the first of the attestations Claims gives, Partial with their
-// totals when there are more.
+// totals when there are more. And ClaimParts: the same claims' parts, Bare.
 func checkClaimHeads(t *testing.T, st athar.Store, where string, ids []athar.ID) {
 	t.Helper()
 	sortIDs(ids)
 	full, err := st.Claims(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
+	}
+	parts, err := st.ClaimParts(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range full {
+		var want *athar.Claim
+		if c != nil {
+			want = &athar.Claim{ID: c.ID, Subject: c.Subject, Predicate: c.Predicate, Object: c.Object, Value: c.Value, Bare: true}
+		}
+		if !reflect.DeepEqual(parts[i], want) {
+			t.Fatalf("%s: ClaimParts(%s) =\n%+v\nClaims gives:\n%+v", where, ids[i], parts[i], want)
+		}
+	}
+	if none, err := st.ClaimParts(context.Background(), []athar.ID{"claim:nope", "person:umar"}); err != nil || len(none) != 2 || none[0] != nil || none[1] != nil {
+		t.Fatalf("%s: ClaimParts of an absent claim and an entity = %+v, %v; want [nil nil]", where, none, err)
 	}
 	for _, first := range []int{0, 1, 2, 3, 5, 7, 61} {
 		heads, err := st.ClaimHeads(context.Background(), ids, first)
