@@ -277,3 +277,73 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// TestClaimEndsReadWithThePage: a claim's subject and object are read with the page of
+// claims it is on, for every path that gives claims and however the query asks for them
+// (plain fields, a named fragment, an inline fragment), the same entities each way;
+// narrations among them are read whole when the query asks more than a summary gives; and
+// a page that asks for neither reads no entity (where nothing else in the query does).
+func TestClaimEndsReadWithThePage(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store { cs.Store = st; return cs }})
+	paths := map[string]string{
+		"claims":              `{ claims(subject: "person:umar-ibn-al-khattab", first: 50) { edges { node { %s } } } }`,
+		"entity claims":       `{ entity(id: "concept:ransom") { claims(first: 50) { nodes { %s } } } }`,
+		"relations":           `{ entity(id: "person:umar-ibn-al-khattab") { relations(first: 50) { nodes { claim { %s } } } } }`,
+		"claims by predicate": `{ claims(predicate: "advises", first: 50) { nodes { %s } } }`,
+		"variants":            `{ variants(subject: "group:companions-at-badr", predicate: "memberCount") { %s } }`,
+		"claim variants":      `{ claims(subject: "group:companions-at-badr", predicate: "memberCount", first: 5) { nodes { variants { %s } } } }`,
+		"parallels":           `{ narration(id: "narration:muslim-1763") { parallels { claims { %s } variants { %s } } } }`,
+		"edges":               `{ neighbourhood(id: "event:badr", depth: 1, first: 20) { edges { claim { %s } } } }`,
+	}
+	forms := map[string]string{
+		"plain":    `id value subject { id name } object { id name }`,
+		"fragment": `id value ...Ends`,
+		"inline":   `id value ... on Claim { subject { id name } } ... on Claim { object { id name } }`,
+	}
+	const fragment = ` fragment Ends on Claim { subject { id name } object { id name } }`
+	for name, q := range paths {
+		var want string
+		for _, form := range []string{"plain", "fragment", "inline"} {
+			text := strings.ReplaceAll(q, "%s", forms[form])
+			if form == "fragment" {
+				text += fragment
+			}
+			var got map[string]any
+			e.query(t, text, nil, &got)
+			if s := mustJSON(got); want == "" {
+				want = s
+				if !strings.Contains(s, `"subject":{"id":"`) {
+					t.Fatalf("%s: no claim with a subject in %s", name, s)
+				}
+			} else if s != want {
+				t.Errorf("%s, %s: %s\nwant, as plain fields: %s", name, form, s, want)
+			}
+		}
+		if strings.Contains(q, "entity(") || strings.Contains(q, "neighbourhood(") {
+			continue // they read entities of their own
+		}
+		cs.reset()
+		var bare map[string]any
+		e.query(t, strings.ReplaceAll(q, "%s", "id value"), nil, &bare)
+		if _, calls := cs.total(); calls["Entities"] != 0 {
+			t.Errorf("%s: a page asking for no subject or object read entities: %v", name, calls)
+		}
+	}
+	var narrates struct {
+		Claims struct {
+			Nodes []struct {
+				Object struct{ ID, Text string }
+			}
+		}
+	}
+	e.query(t, `{ claims(subject: "person:umar-ibn-al-khattab", predicate: "narrates", first: 5) { nodes { object { id ... on Narration { text } } } } }`, nil, &narrates)
+	if len(narrates.Claims.Nodes) == 0 {
+		t.Fatal("'Umar narrates nothing in the seeds")
+	}
+	for _, n := range narrates.Claims.Nodes {
+		if !strings.HasPrefix(n.Object.ID, "narration:") || n.Object.Text == "" {
+			t.Errorf("a narrates claim's object read as a summary though its text is asked: %+v", n.Object)
+		}
+	}
+}

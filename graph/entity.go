@@ -80,7 +80,7 @@ func (r *Resolver) claimRefPage(ctx context.Context, q athar.ClaimPageQuery, fir
 		return nil, err
 	}
 	key := func(i int) string { return refs[i].SortKey() }
-	return claimPage(window{from: 0, to: len(refs), total: page.Total, more: page.More}, key, claims), nil
+	return r.claimConn(ctx, claimPage(window{from: 0, to: len(refs), total: page.Total, more: page.More}, key, claims), nil)
 }
 
 // loadClaims loads the claims by id that the field being resolved returns, nil where
@@ -230,11 +230,18 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 		if claims[i] == nil {
 			continue // removed by a write between the two reads
 		}
-		e.Node.C = claims[i]
+		e.Node.Cl = &model.Claim{C: claims[i]}
 		kept = append(kept, e)
 		conn.Nodes = append(conn.Nodes, e.Node)
 	}
 	conn.Edges = kept
+	cs := make([]*model.Claim, len(conn.Nodes))
+	for i, rel := range conn.Nodes {
+		cs[i] = rel.Cl
+	}
+	if err := r.withEnds(ctx, cs); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 
@@ -410,7 +417,8 @@ func (r *narrationResolver) AttestedClaims(ctx context.Context, obj *model.Narra
 	if err != nil {
 		return nil, err
 	}
-	return claimConnection(claims, first, after)
+	conn, err := claimConnection(claims, first, after)
+	return r.claimConn(ctx, conn, err)
 }
 
 // TextMentions reads the mention nodes of the narration's corpus record (corpus/K/mention/N:

@@ -104,18 +104,23 @@ func (r *narrationResolver) Parallels(ctx context.Context, obj *model.Narration,
 		return nil, err
 	}
 	out := make([]*model.Parallel, 0, len(ranked))
+	var all []*model.Claim
 	for i, p := range ranked {
 		if ns[i] == nil {
 			continue
 		}
-		out = append(out, &model.Parallel{
+		par := &model.Parallel{
 			Narration: &model.Narration{N: ns[i]}, SharedClaims: len(p.shared),
 			Claims: claimViews(p.shared), Variants: claimViews(p.variants),
-		})
+		}
+		all = append(append(all, par.Claims...), par.Variants...)
+		out = append(out, par)
 	}
-	return out, nil
+	return out, r.withEnds(ctx, all)
 }
 
+// claimViews gives the claims their GraphQL views, without their subjects and objects
+// (see withEnds).
 func claimViews(cs []*athar.Claim) []*model.Claim {
 	out := make([]*model.Claim, len(cs))
 	for i, c := range cs {
@@ -173,7 +178,7 @@ func (r *claimResolver) Variants(ctx context.Context, obj *model.Claim, first *i
 	if err != nil {
 		return nil, err
 	}
-	return claimViews(vs[:min(n, len(vs))]), nil
+	return r.claimModels(ctx, vs[:min(n, len(vs))])
 }
 
 func (r *queryResolver) Variants(ctx context.Context, subject string, predicate string, first *int) ([]*model.Claim, error) {
@@ -209,13 +214,7 @@ func (r *queryResolver) Variants(ctx context.Context, subject string, predicate 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*athar.Claim, 0, len(cs))
-	for _, c := range cs {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return claimViews(out), nil
+	return r.claimModels(ctx, cs)
 }
 
 // chainNarrations returns the narrations a person is the subject of predicate (transmits

@@ -177,7 +177,8 @@ func (r *queryResolver) Claims(ctx context.Context, subject, predicate, object, 
 		}
 		kept = k
 	}
-	return claimConnection(kept, first, after)
+	conn, err := claimConnection(kept, first, after)
+	return r.claimConn(ctx, conn, err)
 }
 
 // entityClaimPage answers a filter of an object, with a subject or a predicate or not,
@@ -214,7 +215,7 @@ func (r *queryResolver) entityClaimPage(ctx context.Context, f athar.ClaimFilter
 	if err != nil {
 		return nil, err
 	}
-	return claimPage(w, key, claims), nil
+	return r.claimConn(ctx, claimPage(w, key, claims), nil)
 }
 
 func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, error) {
@@ -226,7 +227,11 @@ func (r *queryResolver) Claim(ctx context.Context, id string) (*model.Claim, err
 	if err != nil || c == nil {
 		return nil, err
 	}
-	return &model.Claim{C: c}, nil
+	cs, err := r.claimModels(ctx, []*athar.Claim{c})
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
 }
 
 // DefaultNeighbourhoodFirst is how many ranked entities a neighbourhood returns when first

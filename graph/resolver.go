@@ -83,15 +83,112 @@ func (r *Resolver) Edge() generated.EdgeResolver { return &edgeResolver{r} }
 
 type claimResolver struct{ *Resolver }
 
-func (r *claimResolver) Subject(ctx context.Context, obj *model.Claim) (model.Entity, error) {
-	return r.mustEntity(ctx, obj.C.Subject)
+// withEnds reads the subjects and objects of the claims the field being resolved returns,
+// in one batch, and gives each claim its own (model.Claim's Subj and Obj): Claim.subject
+// and Claim.object are then plain fields, which gqlgen resolves inline -- as resolvers it
+// ran each in a goroutine of its own, two for every claim of a page, each waiting on the
+// entity loader. Narrations among them are read as summaries when every subject and
+// object asked for under the field asks only what a summary gives. When nothing under the
+// field asks for a subject or an object, none is read (and the claims cannot give one).
+func (r *Resolver) withEnds(ctx context.Context, cs []*model.Claim) error {
+	want, summaries := claimEndsWanted(ctx)
+	if !want || len(cs) == 0 {
+		return nil
+	}
+	seen := map[athar.ID]bool{}
+	var ids []athar.ID
+	for _, c := range cs {
+		for _, id := range [2]athar.ID{c.C.Subject, c.C.Object} {
+			if id != "" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	es, err := r.entitiesAs(ctx, ids, summaries)
+	if err != nil {
+		return err
+	}
+	byID := make(map[athar.ID]model.Entity, len(ids))
+	for i, id := range ids {
+		if es[i] != nil {
+			byID[id] = es[i]
+		}
+	}
+	for _, c := range cs {
+		c.Subj, c.Ends = byID[c.C.Subject], true
+		if c.C.Object != "" {
+			c.Obj = byID[c.C.Object]
+		}
+	}
+	return nil
 }
 
-func (r *claimResolver) Object(ctx context.Context, obj *model.Claim) (model.Entity, error) {
-	if obj.C.Object == "" {
-		return nil, nil // a literal-valued claim: value is set instead
+// claimEndsWanted reports whether the selection under the field being resolved asks, at
+// any depth and through fragments, for a Claim's subject or object, and whether every one
+// it asks for asks only what a narration's summary gives (true, false outside a GraphQL
+// request).
+func claimEndsWanted(ctx context.Context) (want, summaries bool) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return true, false
 	}
-	return r.mustEntity(ctx, obj.C.Object)
+	op := graphql.GetOperationContext(ctx)
+	frags := op.Doc.Fragments
+	summaries = true
+	seen := map[string]bool{}
+	var walk func(ast.SelectionSet)
+	walk = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			switch s := sel.(type) {
+			case *ast.Field:
+				if (s.Name == "subject" || s.Name == "object") && (s.ObjectDefinition == nil || s.ObjectDefinition.Name == "Claim") {
+					want = true
+					if !summaryOnly(op, s.SelectionSet) {
+						summaries = false
+					}
+				}
+				walk(s.SelectionSet)
+			case *ast.InlineFragment:
+				walk(s.SelectionSet)
+			case *ast.FragmentSpread:
+				if seen[s.Name] {
+					continue
+				}
+				seen[s.Name] = true
+				if f := frags.ForName(s.Name); f != nil {
+					walk(f.SelectionSet)
+				} else {
+					want, summaries = true, false // a fragment it cannot find: read them whole
+				}
+			}
+		}
+	}
+	walk(fc.Field.Selections)
+	return want, summaries
+}
+
+// claimModels gives the claims their GraphQL views, with their subjects and objects
+// (withEnds); nil claims are left out.
+func (r *Resolver) claimModels(ctx context.Context, cs []*athar.Claim) ([]*model.Claim, error) {
+	out := make([]*model.Claim, 0, len(cs))
+	for _, c := range cs {
+		if c != nil {
+			out = append(out, &model.Claim{C: c})
+		}
+	}
+	return out, r.withEnds(ctx, out)
+}
+
+// claimConn gives a connection's claims their subjects and objects (withEnds).
+func (r *Resolver) claimConn(ctx context.Context, conn *model.ClaimConnection, err error) (*model.ClaimConnection, error) {
+	if err != nil {
+		return nil, err
+	}
+	if err := r.withEnds(ctx, conn.Nodes); err != nil {
+		return nil, err
+	}
+	return conn, nil
 }
 
 // withNarrations gives each attestation its narration (Attestation.narration is a plain
@@ -173,7 +270,11 @@ func (r *edgeResolver) Claim(ctx context.Context, obj *model.Edge) (*model.Claim
 	if err != nil || c == nil {
 		return nil, err
 	}
-	return &model.Claim{C: c}, nil
+	cs, err := r.claimModels(ctx, []*athar.Claim{c})
+	if err != nil {
+		return nil, err
+	}
+	return cs[0], nil
 }
 
 // entity returns the entity with the given id, or nil when the graph does not define it.

@@ -577,10 +577,6 @@ type ChapterResolver interface {
 	Narrations(ctx context.Context, obj *model.Chapter, first *int, after *string) (*model.NarrationConnection, error)
 }
 type ClaimResolver interface {
-	Subject(ctx context.Context, obj *model.Claim) (model.Entity, error)
-
-	Object(ctx context.Context, obj *model.Claim) (model.Entity, error)
-
 	Attestations(ctx context.Context, obj *model.Claim, first *int) ([]*model.Attestation, error)
 
 	RouteCount(ctx context.Context, obj *model.Claim) (int, error)
@@ -10511,7 +10507,7 @@ func (ec *executionContext) _Claim_subject(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Claim_subject(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Claim().Subject(ctx, obj)
+			return obj.Subject()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.Entity) graphql.Marshaler {
@@ -10526,7 +10522,7 @@ func (ec *executionContext) fieldContext_Claim_subject(_ context.Context, field 
 		Object:     "Claim",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
 		},
@@ -10566,7 +10562,7 @@ func (ec *executionContext) _Claim_object(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Claim_object(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Claim().Object(ctx, obj)
+			return obj.Object()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.Entity) graphql.Marshaler {
@@ -10581,7 +10577,7 @@ func (ec *executionContext) fieldContext_Claim_object(_ context.Context, field g
 		Object:     "Claim",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
 		},
@@ -24139,22 +24135,20 @@ func (ec *executionContext) _Claim(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subject":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Claim_subject(ctx, field, obj)
-				})
+			out.Values[i] = ec._Claim_subject(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "predicate":
 			out.Values[i] = ec._Claim_predicate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "object":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Claim_object(ctx, field, obj)
-				})
+			out.Values[i] = ec._Claim_object(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "value":
 			out.Values[i] = ec._Claim_value(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

@@ -271,6 +271,34 @@ func (g *Grading) Note() *string { return optional(g.G.Note) }
 // Claim is a GraphQL Claim.
 type Claim struct {
 	C *athar.Claim
+	// Subj and Obj are the claim's subject and object, read with the page of claims it is
+	// on (graph's withEnds) so that gqlgen resolves them inline rather than in a goroutine
+	// of their own each; Ends says they were read (nil then means not defined).
+	Subj, Obj Entity
+	Ends      bool
+}
+
+// Subject is the claim's subject entity.
+func (c *Claim) Subject() (Entity, error) {
+	return c.end(c.C.Subject, c.Subj)
+}
+
+// Object is the claim's object entity, nil for a literal-valued claim (value is set).
+func (c *Claim) Object() (Entity, error) {
+	if c.C.Object == "" {
+		return nil, nil
+	}
+	return c.end(c.C.Object, c.Obj)
+}
+
+func (c *Claim) end(id athar.ID, e Entity) (Entity, error) {
+	switch {
+	case !c.Ends:
+		return nil, fmt.Errorf("claim %s: its subject and object were not read with it", c.C.ID)
+	case e == nil:
+		return nil, fmt.Errorf("entity %s is referred to but not defined", id)
+	}
+	return e, nil
 }
 
 // ID is the claim's id.
@@ -397,11 +425,11 @@ type Relation struct {
 	Value     *string
 	Other     athar.ID // the entity at the other end; empty for literal-valued claims
 	Ref       *athar.ClaimRef
-	C         *athar.Claim // loaded for the relations of a page only
+	Cl        *Claim // loaded for the relations of a page only
 }
 
 // Claim is the relation's claim.
-func (r *Relation) Claim() *Claim { return &Claim{C: r.C} }
+func (r *Relation) Claim() *Claim { return r.Cl }
 
 // Edge is a GraphQL Edge.
 type Edge struct {
