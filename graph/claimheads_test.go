@@ -282,7 +282,8 @@ func mustJSON(v any) string {
 // claims it is on, for every path that gives claims and however the query asks for them
 // (plain fields, a named fragment, an inline fragment), the same entities each way;
 // narrations among them are read whole when the query asks more than a summary gives; and
-// a page that asks for neither reads no entity (where nothing else in the query does).
+// a page that asks for neither reads no entity (where nothing else in the query does); a
+// page that asks reads its entities in one go, an edge's claims theirs in one batch.
 func TestClaimEndsReadWithThePage(t *testing.T) {
 	cs := &countingStore{calls: map[string]int{}}
 	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store { cs.Store = st; return cs }})
@@ -309,8 +310,13 @@ func TestClaimEndsReadWithThePage(t *testing.T) {
 			if form == "fragment" {
 				text += fragment
 			}
+			cs.reset()
 			var got map[string]any
 			e.query(t, text, nil, &got)
+			if _, calls := cs.total(); calls["Entities"] > 3 {
+				// the page's in one read, besides what the query reads of its own
+				t.Errorf("%s, %s: %d reads of entities: %v", name, form, calls["Entities"], calls)
+			}
 			if s := mustJSON(got); want == "" {
 				want = s
 				if !strings.Contains(s, `"subject":{"id":"`) {

@@ -105,7 +105,14 @@ func (r *Resolver) withEnds(ctx context.Context, cs []*model.Claim) error {
 			}
 		}
 	}
-	es, err := r.entitiesAs(ctx, ids, summaries)
+	// A page's ends are all known here: read them at once. A single claim's (claim(id:),
+	// an edge's) and those of a list inside a list (each claim's variants) go through the
+	// loaders, which batch them with their siblings'.
+	read := r.entitiesNow
+	if len(cs) == 1 || inList(ctx) {
+		read = r.entitiesAs
+	}
+	es, err := read(ctx, ids, summaries)
 	if err != nil {
 		return err
 	}
@@ -122,6 +129,17 @@ func (r *Resolver) withEnds(ctx context.Context, cs []*model.Claim) error {
 		}
 	}
 	return nil
+}
+
+// inList reports whether the field being resolved is part of an element of a list: one of
+// siblings resolved side by side.
+func inList(ctx context.Context) bool {
+	for fc := graphql.GetFieldContext(ctx); fc != nil; fc = fc.Parent {
+		if fc.Index != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // claimEndsWanted reports whether the selection under the field being resolved asks, at
@@ -298,14 +316,7 @@ func (r *Resolver) entities(ctx context.Context, ids []athar.ID) ([]model.Entity
 // field that shows them by id and title only, or to know which are defined.
 func (r *Resolver) entitiesAs(ctx context.Context, ids []athar.ID, summaries bool) ([]model.Entity, error) {
 	l := r.loaders(ctx)
-	var plain, narrations []athar.ID
-	for _, id := range ids {
-		if id.Prefix() == athar.TypeNarration.Prefix() {
-			narrations = append(narrations, id)
-		} else {
-			plain = append(plain, id)
-		}
-	}
+	plain, narrations := splitNarrations(ids)
 	entityThunk := l.entity.LoadAllThunk(ctx, plain)
 	narrationLoader := l.narration
 	if len(narrations) > 0 && summaries {
@@ -322,6 +333,58 @@ func (r *Resolver) entitiesAs(ctx context.Context, ids []athar.ID, summaries boo
 	if err != nil {
 		return nil, err
 	}
+	return entityViews(ids, es, ns), nil
+}
+
+// entitiesNow is entitiesAs for ids that are all known at once (a page's subjects and
+// objects): it reads them from the store straight away rather than through the loaders,
+// which wait for other fields' keys to batch them (DefaultLoaderWait, on the page's
+// critical path), and primes the loaders with what it read.
+func (r *Resolver) entitiesNow(ctx context.Context, ids []athar.ID, summaries bool) ([]model.Entity, error) {
+	l := r.loaders(ctx)
+	plain, narrations := splitNarrations(ids)
+	var es []*athar.Entity
+	if len(plain) > 0 {
+		var err error
+		if es, err = r.store.Entities(ctx, plain); err != nil {
+			return nil, fmt.Errorf("load entities: %w", err)
+		}
+		for i, id := range plain {
+			l.entity.Prime(id, es[i])
+		}
+	}
+	var ns []*athar.Narration
+	if len(narrations) > 0 {
+		read, loader := r.store.Narrations, l.narration
+		if summaries {
+			read, loader = r.store.NarrationSummaries, l.narrationSummary
+		}
+		var err error
+		if ns, err = read(ctx, narrations); err != nil {
+			return nil, fmt.Errorf("load narrations: %w", err)
+		}
+		for i, id := range narrations {
+			loader.Prime(id, ns[i])
+		}
+	}
+	return entityViews(ids, es, ns), nil
+}
+
+// splitNarrations splits ids into the narrations' and the others', each in order.
+func splitNarrations(ids []athar.ID) (plain, narrations []athar.ID) {
+	for _, id := range ids {
+		if id.Prefix() == athar.TypeNarration.Prefix() {
+			narrations = append(narrations, id)
+		} else {
+			plain = append(plain, id)
+		}
+	}
+	return plain, narrations
+}
+
+// entityViews gives the entities of ids their GraphQL views, nil where undefined: es are
+// the entities of the ids that are not narrations, ns the narrations', each in order.
+func entityViews(ids []athar.ID, es []*athar.Entity, ns []*athar.Narration) []model.Entity {
 	out := make([]model.Entity, len(ids))
 	for i, id := range ids {
 		if id.Prefix() == athar.TypeNarration.Prefix() {
@@ -343,7 +406,7 @@ func (r *Resolver) entitiesAs(ctx context.Context, ids []athar.ID, summaries boo
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // mustEntity is entity for ids the graph refers to (a claim's subject): their absence is
