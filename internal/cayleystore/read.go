@@ -977,33 +977,8 @@ func (s *Store) ClaimParts(ctx context.Context, ids []athar.ID) ([]*athar.Claim,
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
 	}
-	stale := s.rmStale
-	var out []*athar.Claim
-	if !stale {
-		out = make([]*athar.Claim, len(ids))
-		err := s.man.view(func(tx manifestTx) error {
-			for i, id := range ids {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if id.Prefix() != athar.ClaimPrefix {
-					continue
-				}
-				c, _, err := rmClaimParts(tx, id)
-				if err != nil {
-					return err
-				}
-				out[i] = c
-			}
-			return nil
-		})
-		if err != nil {
-			s.mu.RUnlock()
-			return nil, fmt.Errorf("claim parts: %w", err)
-		}
-	}
-	s.mu.RUnlock()
-	if stale {
+	if s.rmStale {
+		s.mu.RUnlock()
 		cs, err := s.claims(ctx, ids, 0)
 		if err != nil {
 			return nil, err
@@ -1013,9 +988,40 @@ func (s *Store) ClaimParts(ctx context.Context, ids []athar.ID) ([]*athar.Claim,
 				cs[i] = &athar.Claim{ID: c.ID, Subject: c.Subject, Predicate: c.Predicate, Object: c.Object, Value: c.Value, Bare: true}
 			}
 		}
-		out = cs
+		return cs, nil
+	}
+	defer s.mu.RUnlock()
+	out, err := s.rmClaims(ctx, ids, func(tx manifestTx, id athar.ID) (*athar.Claim, error) {
+		c, _, err := rmClaimParts(tx, id)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim parts: %w", err)
 	}
 	return out, nil
+}
+
+// rmClaims reads the claims of ids from the read model in one transaction, each with
+// read; nil where an id is not a claim's or read gives none. Callers hold the read lock.
+func (s *Store) rmClaims(ctx context.Context, ids []athar.ID, read func(tx manifestTx, id athar.ID) (*athar.Claim, error)) ([]*athar.Claim, error) {
+	out := make([]*athar.Claim, len(ids))
+	err := s.man.view(func(tx manifestTx) error {
+		for i, id := range ids {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if id.Prefix() != athar.ClaimPrefix {
+				continue
+			}
+			c, err := read(tx, id)
+			if err != nil {
+				return err
+			}
+			out[i] = c
+		}
+		return nil
+	})
+	return out, err
 }
 
 // claims reads claims with their first attestations, all of them when first is negative.
@@ -1024,24 +1030,10 @@ func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar
 		return nil, err
 	}
 	defer s.mu.RUnlock()
-	out := make([]*athar.Claim, len(ids))
 	if !s.rmStale {
 		corpus, texts := map[athar.ID]string{}, map[string]string{}
-		err := s.man.view(func(tx manifestTx) error {
-			for i, id := range ids {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if id.Prefix() != athar.ClaimPrefix {
-					continue
-				}
-				c, err := rmClaim(tx, id, corpus, texts, first)
-				if err != nil {
-					return err
-				}
-				out[i] = c
-			}
-			return nil
+		out, err := s.rmClaims(ctx, ids, func(tx manifestTx, id athar.ID) (*athar.Claim, error) {
+			return rmClaim(tx, id, corpus, texts, first)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("claims: %w", err)
@@ -1053,6 +1045,7 @@ func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar
 		}
 		return out, nil
 	}
+	out := make([]*athar.Claim, len(ids))
 	memo := &tripleMemo{}
 	for i, id := range ids {
 		c, err := s.claim(ctx, id, memo)

@@ -182,6 +182,14 @@ func TestClaimPartsStatedBefore(t *testing.T) {
 				if len(cs) != 1 || cs[0] == nil || cs[0].Subject != a || cs[0].Predicate != "advises" || cs[0].Object != r || len(cs[0].Attestations) != 1 {
 					t.Fatalf("%s (Cayley's path: %v): claim %+v", when, stale, cs)
 				}
+				parts, err := st.ClaimParts(ctx, []athar.ID{c, "claim:absent"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := &athar.Claim{ID: c, Subject: a, Predicate: "advises", Object: r, Bare: true}
+				if len(parts) != 2 || !reflect.DeepEqual(parts[0], want) || parts[1] != nil {
+					t.Fatalf("%s (Cayley's path: %v): claim parts %+v, want %+v and nil", when, stale, parts, want)
+				}
 				found, err := st.FindClaims(ctx, athar.ClaimFilter{Object: r, Predicate: "advises"})
 				if err != nil || len(found) != 1 || found[0].ID != c {
 					t.Fatalf("%s (Cayley's path: %v): claims of the object and predicate %+v, %v", when, stale, found, err)
