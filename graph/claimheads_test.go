@@ -353,3 +353,63 @@ func TestClaimEndsReadWithThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationEntitiesReadWithThePage: the entity at a relation's other end is read with
+// the page of relations, however the query asks for it, the same entity each way, whole
+// when the query asks more than a summary gives; a page that does not ask reads none.
+func TestRelationEntitiesReadWithThePage(t *testing.T) {
+	cs := &countingStore{calls: map[string]int{}}
+	e := newEnv(t, options{wrap: func(st athar.Store) athar.Store { cs.Store = st; return cs }})
+	const q = `{ entity(id: "person:umar-ibn-al-khattab") { ... on Person { narrates(first: 20) { nodes { predicate %s } } } relations(first: 50) { nodes { predicate value %s } } } }`
+	forms := map[string]string{
+		"plain":    `entity { id name }`,
+		"fragment": `...Other`,
+		"inline":   `... on Relation { entity { id name } }`,
+	}
+	var want string
+	for _, form := range []string{"plain", "fragment", "inline"} {
+		text := strings.ReplaceAll(q, "%s", forms[form])
+		if form == "fragment" {
+			text += ` fragment Other on Relation { entity { id name } }`
+		}
+		cs.reset()
+		var got map[string]any
+		e.query(t, text, nil, &got)
+		if _, calls := cs.total(); calls["Entities"] > 3 {
+			t.Errorf("%s: %d reads of entities: %v", form, calls["Entities"], calls)
+		}
+		s := mustJSON(got)
+		if want == "" {
+			want = s
+			if !strings.Contains(s, `"entity":{"id":"narration:`) || !strings.Contains(s, `"entity":{"id":"`) {
+				t.Fatalf("no relation with an entity in %s", s)
+			}
+		} else if s != want {
+			t.Errorf("%s: %s\nwant, as plain fields: %s", form, s, want)
+		}
+	}
+	cs.reset()
+	e.query(t, strings.ReplaceAll(q, "%s", ""), nil, nil)
+	_, bare := cs.total()
+	cs.reset()
+	e.query(t, strings.ReplaceAll(q, "%s", forms["plain"]), nil, nil)
+	if _, asked := cs.total(); bare["Entities"] >= asked["Entities"] {
+		t.Errorf("relations not asking for their entities read %d times, asking %d", bare["Entities"], asked["Entities"])
+	}
+	var whole struct {
+		Entity struct {
+			Narrates struct {
+				Nodes []struct{ Entity struct{ ID, Text string } }
+			}
+		}
+	}
+	e.query(t, `{ entity(id: "person:umar-ibn-al-khattab") { ... on Person { narrates(first: 5) { nodes { entity { id ... on Narration { text } } } } } } }`, nil, &whole)
+	if len(whole.Entity.Narrates.Nodes) == 0 {
+		t.Fatal("'Umar narrates nothing in the seeds")
+	}
+	for _, n := range whole.Entity.Narrates.Nodes {
+		if n.Entity.Text == "" {
+			t.Errorf("a narrates relation's narration read as a summary though its text is asked: %+v", n.Entity)
+		}
+	}
+}

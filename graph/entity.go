@@ -242,6 +242,9 @@ func (r *Resolver) relationPage(ctx context.Context, id athar.ID, predicate *str
 	if err := r.withEnds(ctx, cs); err != nil {
 		return nil, err
 	}
+	if err := r.withOthers(ctx, conn.Nodes); err != nil {
+		return nil, err
+	}
 	return conn, nil
 }
 

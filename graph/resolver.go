@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -75,9 +76,6 @@ func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResol
 // Claim returns the Claim resolver.
 func (r *Resolver) Claim() generated.ClaimResolver { return &claimResolver{r} }
 
-// Relation returns the Relation resolver.
-func (r *Resolver) Relation() generated.RelationResolver { return &relationResolver{r} }
-
 // Edge returns the Edge resolver.
 func (r *Resolver) Edge() generated.EdgeResolver { return &edgeResolver{r} }
 
@@ -91,7 +89,7 @@ type claimResolver struct{ *Resolver }
 // object asked for under the field asks only what a summary gives. When nothing under the
 // field asks for a subject or an object, none is read (and the claims cannot give one).
 func (r *Resolver) withEnds(ctx context.Context, cs []*model.Claim) error {
-	want, summaries := claimEndsWanted(ctx)
+	want, summaries := selectionAsks(ctx, "Claim", "subject", "object")
 	if !want || len(cs) == 0 {
 		return nil
 	}
@@ -105,22 +103,10 @@ func (r *Resolver) withEnds(ctx context.Context, cs []*model.Claim) error {
 			}
 		}
 	}
-	// A page's ends are all known here: read them at once. A single claim's (claim(id:),
-	// an edge's) and those of a list inside a list (each claim's variants) go through the
-	// loaders, which batch them with their siblings'.
-	read := r.entitiesNow
-	if len(cs) == 1 || inList(ctx) {
-		read = r.entitiesAs
-	}
-	es, err := read(ctx, ids, summaries)
+	// A single claim's (claim(id:), an edge's) are batched with its siblings'.
+	byID, err := r.entitiesByID(ctx, ids, summaries, len(cs) == 1)
 	if err != nil {
 		return err
-	}
-	byID := make(map[athar.ID]model.Entity, len(ids))
-	for i, id := range ids {
-		if es[i] != nil {
-			byID[id] = es[i]
-		}
 	}
 	for _, c := range cs {
 		c.Subj, c.Ends = byID[c.C.Subject], true
@@ -129,6 +115,53 @@ func (r *Resolver) withEnds(ctx context.Context, cs []*model.Claim) error {
 		}
 	}
 	return nil
+}
+
+// withOthers reads the entities at the other end of the relations the field being
+// resolved returns, in one batch, when anything under it asks for one (Relation.entity),
+// as withEnds does for claims.
+func (r *Resolver) withOthers(ctx context.Context, rels []*model.Relation) error {
+	want, summaries := selectionAsks(ctx, "Relation", "entity")
+	if !want || len(rels) == 0 {
+		return nil
+	}
+	seen := map[athar.ID]bool{}
+	var ids []athar.ID
+	for _, rel := range rels {
+		if rel.Other != "" && !seen[rel.Other] {
+			seen[rel.Other] = true
+			ids = append(ids, rel.Other)
+		}
+	}
+	byID, err := r.entitiesByID(ctx, ids, summaries, len(rels) == 1)
+	if err != nil {
+		return err
+	}
+	for _, rel := range rels {
+		rel.Ent, rel.EntRead = byID[rel.Other], true
+	}
+	return nil
+}
+
+// entitiesByID reads the entities of ids by id (absent where undefined). The ids of a
+// page are all known: they are read at once. One item's (lone) and those of a list inside
+// a list go through the loaders, which batch them with their siblings'.
+func (r *Resolver) entitiesByID(ctx context.Context, ids []athar.ID, summaries, lone bool) (map[athar.ID]model.Entity, error) {
+	read := r.entitiesNow
+	if lone || inList(ctx) {
+		read = r.entitiesAs
+	}
+	es, err := read(ctx, ids, summaries)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[athar.ID]model.Entity, len(ids))
+	for i, id := range ids {
+		if es[i] != nil {
+			byID[id] = es[i]
+		}
+	}
+	return byID, nil
 }
 
 // inList reports whether the field being resolved is part of an element of a list: one of
@@ -142,11 +175,11 @@ func inList(ctx context.Context) bool {
 	return false
 }
 
-// claimEndsWanted reports whether the selection under the field being resolved asks, at
-// any depth and through fragments, for a Claim's subject or object, and whether every one
-// it asks for asks only what a narration's summary gives (true, false outside a GraphQL
-// request).
-func claimEndsWanted(ctx context.Context) (want, summaries bool) {
+// selectionAsks reports whether the selection under the field being resolved asks, at any
+// depth and through fragments, for one of the fields names of the type typeName (a
+// Claim's subject or object, a Relation's entity), and whether every one it asks for asks
+// only what a narration's summary gives (true, false outside a GraphQL request).
+func selectionAsks(ctx context.Context, typeName string, names ...string) (want, summaries bool) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || !graphql.HasOperationContext(ctx) {
 		return true, false
@@ -160,7 +193,7 @@ func claimEndsWanted(ctx context.Context) (want, summaries bool) {
 		for _, sel := range set {
 			switch s := sel.(type) {
 			case *ast.Field:
-				if (s.Name == "subject" || s.Name == "object") && (s.ObjectDefinition == nil || s.ObjectDefinition.Name == "Claim") {
+				if slices.Contains(names, s.Name) && (s.ObjectDefinition == nil || s.ObjectDefinition.Name == typeName) {
 					want = true
 					if !summaryOnly(op, s.SelectionSet) {
 						summaries = false
@@ -269,15 +302,6 @@ func narrationsWanted(ctx context.Context) bool {
 		}
 	}
 	return false
-}
-
-type relationResolver struct{ *Resolver }
-
-func (r *relationResolver) Entity(ctx context.Context, obj *model.Relation) (model.Entity, error) {
-	if obj.Other == "" {
-		return nil, nil // a literal-valued claim: value is set instead
-	}
-	return r.mustEntity(ctx, obj.Other)
 }
 
 type edgeResolver struct{ *Resolver }

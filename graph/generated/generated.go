@@ -40,7 +40,6 @@ type ResolverRoot interface {
 	Person() PersonResolver
 	Place() PlaceResolver
 	Query() QueryResolver
-	Relation() RelationResolver
 	TextHit() TextHitResolver
 	Verse() VerseResolver
 }
@@ -768,9 +767,6 @@ type QueryResolver interface {
 	Gradings(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) ([]*model.Grading, error)
 	GradingConnection(ctx context.Context, grader *string, graderName *string, grade *model.Grade, verdict *string, scope *model.GradingScope, first *int, after *string) (*model.GradingConnection, error)
 	SearchTexts(ctx context.Context, query string, collection *string, grade *string, grader *string, chapter *string, language *string, all *bool, first *int, after *string) (*model.TextHitConnection, error)
-}
-type RelationResolver interface {
-	Entity(ctx context.Context, obj *model.Relation) (model.Entity, error)
 }
 type TextHitResolver interface {
 	Narration(ctx context.Context, obj *model.TextHit) (*model.Narration, error)
@@ -20942,7 +20938,7 @@ func (ec *executionContext) _Relation_entity(ctx context.Context, field graphql.
 			return ec.fieldContext_Relation_entity(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Relation().Entity(ctx, obj)
+			return obj.Entity()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.Entity) graphql.Marshaler {
@@ -20957,7 +20953,7 @@ func (ec *executionContext) fieldContext_Relation_entity(_ context.Context, fiel
 		Object:     "Relation",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
 		},
@@ -26604,33 +26600,32 @@ func (ec *executionContext) _Relation(ctx context.Context, sel ast.SelectionSet,
 		case "predicate":
 			out.Values[i] = ec._Relation_predicate(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "name":
 			out.Values[i] = ec._Relation_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "direction":
 			out.Values[i] = ec._Relation_direction(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "entity":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Relation_entity(ctx, field, obj)
-				})
+			out.Values[i] = ec._Relation_entity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "value":
 			out.Values[i] = ec._Relation_value(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "claim":
 			out.Values[i] = ec._Relation_claim(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -426,10 +426,27 @@ type Relation struct {
 	Other     athar.ID // the entity at the other end; empty for literal-valued claims
 	Ref       *athar.ClaimRef
 	Cl        *Claim // loaded for the relations of a page only
+	// Ent is the entity at the other end, read with the page (graph's withOthers) so that
+	// gqlgen resolves it inline; EntRead says it was read (nil then means not defined).
+	Ent     Entity
+	EntRead bool
 }
 
 // Claim is the relation's claim.
 func (r *Relation) Claim() *Claim { return r.Cl }
+
+// Entity is the entity at the other end, nil for a literal-valued claim (value is set).
+func (r *Relation) Entity() (Entity, error) {
+	switch {
+	case r.Other == "":
+		return nil, nil
+	case !r.EntRead:
+		return nil, fmt.Errorf("relation %s: the entity at its other end was not read with it", r.Ref.ID)
+	case r.Ent == nil:
+		return nil, fmt.Errorf("entity %s is referred to but not defined", r.Other)
+	}
+	return r.Ent, nil
+}
 
 // Edge is a GraphQL Edge.
 type Edge struct {
