@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/athar-hadith/athar/graph/model"
 	"github.com/athar-hadith/athar/internal/athar"
@@ -106,37 +105,16 @@ var claimAttestationFields = map[string]bool{"attestations": true, "attestationC
 // its type and whether or not @skip or @include drop it: when it has none, the claims
 // returned need no attestation (true outside a GraphQL request).
 func attestationsWanted(ctx context.Context) bool {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || !graphql.HasOperationContext(ctx) {
+	fields, ok := selectedFields(ctx)
+	if !ok {
 		return true
 	}
-	frags := graphql.GetOperationContext(ctx).Doc.Fragments
-	seen := map[string]bool{}
-	var walk func(ast.SelectionSet) bool
-	walk = func(set ast.SelectionSet) bool {
-		for _, sel := range set {
-			switch s := sel.(type) {
-			case *ast.Field:
-				if claimAttestationFields[s.Name] || walk(s.SelectionSet) {
-					return true
-				}
-			case *ast.InlineFragment:
-				if walk(s.SelectionSet) {
-					return true
-				}
-			case *ast.FragmentSpread:
-				if seen[s.Name] {
-					continue
-				}
-				seen[s.Name] = true
-				if f := frags.ForName(s.Name); f == nil || walk(f.SelectionSet) {
-					return true // a fragment it cannot find: assume the worst
-				}
-			}
+	for _, f := range fields {
+		if claimAttestationFields[f.Name] {
+			return true
 		}
-		return false
 	}
-	return walk(fc.Field.Selections)
+	return false
 }
 
 func (r *Resolver) loadFullClaims(ctx context.Context, ids []athar.ID) ([]*athar.Claim, error) {

@@ -180,25 +180,38 @@ func inList(ctx context.Context) bool {
 // Claim's subject or object, a Relation's entity), and whether every one it asks for asks
 // only what a narration's summary gives (true, false outside a GraphQL request).
 func selectionAsks(ctx context.Context, typeName string, names ...string) (want, summaries bool) {
-	fc := graphql.GetFieldContext(ctx)
-	if fc == nil || !graphql.HasOperationContext(ctx) {
+	fields, ok := selectedFields(ctx)
+	if !ok {
 		return true, false
 	}
 	op := graphql.GetOperationContext(ctx)
-	frags := op.Doc.Fragments
 	summaries = true
+	for _, f := range fields {
+		if slices.Contains(names, f.Name) && (f.ObjectDefinition == nil || f.ObjectDefinition.Name == typeName) {
+			want = true
+			summaries = summaries && summaryOnly(op, f.SelectionSet)
+		}
+	}
+	return want, summaries
+}
+
+// selectedFields returns every field selected under the field being resolved, at any
+// depth, fragments expanded (each named one once) and @skip and @include ignored: what the
+// query may ask. ok is false outside a GraphQL request, or when a fragment cannot be found.
+func selectedFields(ctx context.Context) (fields []*ast.Field, ok bool) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return nil, false
+	}
+	frags := graphql.GetOperationContext(ctx).Doc.Fragments
 	seen := map[string]bool{}
+	ok = true
 	var walk func(ast.SelectionSet)
 	walk = func(set ast.SelectionSet) {
 		for _, sel := range set {
 			switch s := sel.(type) {
 			case *ast.Field:
-				if slices.Contains(names, s.Name) && (s.ObjectDefinition == nil || s.ObjectDefinition.Name == typeName) {
-					want = true
-					if !summaryOnly(op, s.SelectionSet) {
-						summaries = false
-					}
-				}
+				fields = append(fields, s)
 				walk(s.SelectionSet)
 			case *ast.InlineFragment:
 				walk(s.SelectionSet)
@@ -210,13 +223,13 @@ func selectionAsks(ctx context.Context, typeName string, names ...string) (want,
 				if f := frags.ForName(s.Name); f != nil {
 					walk(f.SelectionSet)
 				} else {
-					want, summaries = true, false // a fragment it cannot find: read them whole
+					ok = false
 				}
 			}
 		}
 	}
 	walk(fc.Field.Selections)
-	return want, summaries
+	return fields, ok
 }
 
 // claimModels gives the claims their GraphQL views, with their subjects and objects
