@@ -1,9 +1,61 @@
 package textindex
 
+import (
+	"context"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
 // SetDiffPage sets how many entries Diff reads a search, for the external tests; the
 // returned function restores it.
 func SetDiffPage(n int) (restore func()) {
 	old := diffPage
 	diffPage = n
 	return func() { diffPage = old }
+}
+
+// SearchBleveLocations is Search with its highlights found as Bleve finds them: the query
+// run again over the page's texts with their term locations (how Search found them before
+// its locators). TestHighlightsAgreeWithBleve compares the two.
+func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error) {
+	bq, _, err := buildQuery(q, ix.analyze)
+	if err != nil {
+		return Page{}, err
+	}
+	first := q.First
+	if first == 0 {
+		first = 20
+	}
+	req := bleve.NewSearchRequestOptions(bq, first, 0, false)
+	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
+	res, err := ix.bx.SearchInContext(ctx, req)
+	if err != nil || len(res.Hits) == 0 {
+		return Page{}, err
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bq), len(ids), 0, false)
+	lreq.IncludeLocations = true
+	lres, err := ix.bx.SearchInContext(ctx, lreq)
+	if err != nil {
+		return Page{}, err
+	}
+	spans := map[string]map[string][]Span{}
+	for _, h := range lres.Hits {
+		spans[h.ID] = map[string][]Span{}
+		for f, tl := range h.Locations {
+			for _, locs := range tl {
+				for _, l := range locs {
+					spans[h.ID][f] = append(spans[h.ID][f], Span{int(l.Start), int(l.End)})
+				}
+			}
+		}
+	}
+	p := Page{Total: int(res.Total)}
+	for i, h := range res.Hits {
+		p.Hits = append(p.Hits, hitOf(h, spans[h.ID], encodeCursor(i+1)))
+	}
+	return p, nil
 }

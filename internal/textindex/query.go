@@ -100,41 +100,80 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if from > MaxDepth {
 		return Page{}, athar.E(op, athar.Invalid, "after: paging stops at %d hits; narrow the search with words or filters", MaxDepth)
 	}
-	bq, err := buildQuery(q)
+	bq, loc, err := buildQuery(q, ix.analyze)
 	if err != nil {
 		return Page{}, athar.E(op, athar.Invalid, err)
 	}
-	// Two passes: the page first, scored over every match but without term positions (which
-	// would be decoded for every match); then the positions of the page's texts only, for
-	// their snippets. Ties in score keep the index's order, stable while it is unchanged.
+	// The page first, scored over every match but without term positions (which would be
+	// decoded for every match); then the locations of the query's terms in the page's
+	// texts only, from which the locator finds what matched (highlight.go). Ties in score
+	// keep the index's order, stable while it is unchanged.
 	req := bleve.NewSearchRequestOptions(bq, first, from, false)
 	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
 	res, err := ix.bx.SearchInContext(ctx, req)
 	if err != nil {
 		return Page{}, searchError(ctx, op, err)
 	}
-	locs := map[string]search.FieldTermLocationMap{}
-	if len(res.Hits) > 0 {
-		ids := make([]string, len(res.Hits))
-		for i, h := range res.Hits {
-			ids[i] = h.ID
-		}
-		lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bq), len(ids), 0, false)
-		lreq.IncludeLocations = true
-		lres, err := ix.bx.SearchInContext(ctx, lreq)
-		if err != nil {
-			return Page{}, searchError(ctx, op, err)
-		}
-		for _, h := range lres.Hits {
-			locs[h.ID] = h.Locations
-		}
+	spans, err := ix.highlights(ctx, res.Hits, loc)
+	if err != nil {
+		return Page{}, searchError(ctx, op, err)
 	}
 	p := Page{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
 	for i, h := range res.Hits {
-		p.Hits = append(p.Hits, hitOf(h, locs[h.ID], encodeCursor(from+i+1)))
+		p.Hits = append(p.Hits, hitOf(h, spans[h.ID], encodeCursor(from+i+1)))
 	}
 	p.More = from+len(res.Hits) < p.Total
 	return p, nil
+}
+
+// highlights returns, for each hit, the spans (bytes) of what the query matched, by field:
+// the locations of the query's terms in the hits' texts, read by one search of those
+// texts alone, then matched against the query's clauses by loc.
+func (ix *Index) highlights(ctx context.Context, hits search.DocumentMatchCollection, loc locator) (map[string]map[string][]Span, error) {
+	out := map[string]map[string][]Span{}
+	if len(hits) == 0 {
+		return out, nil
+	}
+	set := map[string]map[string]bool{}
+	loc.terms(set)
+	fields, terms := sortedTerms(set)
+	var tqs []query.Query
+	for _, f := range fields {
+		for _, t := range terms[f] {
+			tq := bleve.NewTermQuery(t)
+			tq.SetField(f)
+			tqs = append(tqs, tq)
+		}
+	}
+	if len(tqs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bleve.NewDisjunctionQuery(tqs...)), len(ids), 0, false)
+	req.IncludeLocations = true
+	res, err := ix.bx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range res.Hits {
+		spans := map[string][]Span{}
+		loc.locate(h.Locations, spans)
+		out[h.ID] = spans
+	}
+	return out, nil
+}
+
+// analyze analyzes text as the index analyzes field.
+func (ix *Index) analyze(field, text string) analysis.TokenStream {
+	m := ix.bx.Mapping()
+	a := m.AnalyzerNamed(m.AnalyzerNameForPath(field))
+	if a == nil {
+		return nil
+	}
+	return a.Analyze([]byte(text))
 }
 
 func searchError(ctx context.Context, op string, err error) error {
@@ -214,29 +253,36 @@ func parseText(s string) ([]part, error) {
 }
 
 // buildQuery turns q into Bleve's query: each word or phrase is looked for in both text
-// fields (each analyzed as its field is), and the filters are exact terms.
-func buildQuery(q Query) (query.Query, error) {
+// fields (each analyzed as its field is), and the filters are exact terms. The locator
+// mirrors the query's text clauses (not its filters), for the highlights (highlight.go).
+func buildQuery(q Query, analyze analyzeFunc) (query.Query, locator, error) {
 	parts, err := parseText(q.Text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var clauses []query.Query
+	var clauseLocs []locator
 	for _, p := range parts {
 		var alts []query.Query
+		var altLocs anyLoc
 		for _, f := range []string{fieldText, fieldTextAr} {
 			if p.phrase {
 				mq := bleve.NewMatchPhraseQuery(p.text)
 				mq.SetField(f)
 				alts = append(alts, mq)
+				altLocs = append(altLocs, phraseOf(analyze, f, p.text))
 			} else {
 				mq := bleve.NewMatchQuery(p.text)
 				mq.SetField(f)
 				alts = append(alts, mq)
+				altLocs = append(altLocs, matchLoc(analyze, f, p.text))
 			}
 		}
 		clauses = append(clauses, bleve.NewDisjunctionQuery(alts...))
+		clauseLocs = append(clauseLocs, altLocs)
 	}
 	var main query.Query
+	var mainLoc locator
 	words := bareWords(parts)
 	var equiv []string
 	if !q.All {
@@ -244,6 +290,7 @@ func buildQuery(q Query) (query.Query, error) {
 	}
 	if q.All || (len(clauses) == 1 && len(equiv) == 0) {
 		main = bleve.NewConjunctionQuery(clauses...)
+		mainLoc = allLoc(clauseLocs)
 	} else {
 		// Any word matches; texts with every word, and above all with the words as
 		// written side by side, come first: "عكرمة بن عمار" ranks the chains naming him
@@ -252,12 +299,14 @@ func buildQuery(q Query) (query.Query, error) {
 		all := bleve.NewConjunctionQuery(clauses...)
 		all.SetBoost(boostAll)
 		boosted := []query.Query{all}
+		locs := anyLoc{allLoc(clauseLocs)}
 		phrase := func(text string, fields ...string) {
 			for _, f := range fields {
 				pq := bleve.NewMatchPhraseQuery(text)
 				pq.SetField(f)
 				pq.SetBoost(boostPhrase)
 				boosted = append(boosted, pq)
+				locs = append(locs, phraseOf(analyze, f, text))
 			}
 		}
 		if len(words) > 1 {
@@ -266,7 +315,9 @@ func buildQuery(q Query) (query.Query, error) {
 		for _, e := range equiv {
 			phrase(e, fieldText) // the renderings are English
 		}
-		main = bleve.NewDisjunctionQuery(append(boosted, anyOf(parts, clauses)...)...)
+		alone, aloneLocs := anyOf(parts, clauses, clauseLocs)
+		main = bleve.NewDisjunctionQuery(append(boosted, alone...)...)
+		mainLoc = append(locs, aloneLocs...)
 	}
 	must := []query.Query{main}
 	for _, f := range []struct{ field, value string }{
@@ -281,9 +332,9 @@ func buildQuery(q Query) (query.Query, error) {
 		must = append(must, tq)
 	}
 	if len(must) == 1 {
-		return main, nil
+		return main, mainLoc, nil
 	}
-	return bleve.NewConjunctionQuery(must...), nil
+	return bleve.NewConjunctionQuery(must...), mainLoc, nil
 }
 
 // How much more a text with every word, and with the unquoted words side by side, scores.
@@ -299,17 +350,19 @@ const (
 // most of the search's time. Those words still count where they are part of the question:
 // in the phrases, and in the texts with every word, which rank first. A query of such
 // words only keeps them all.
-func anyOf(parts []part, clauses []query.Query) []query.Query {
+func anyOf(parts []part, clauses []query.Query, locs []locator) ([]query.Query, []locator) {
 	var out []query.Query
+	var outLocs []locator
 	for i, p := range parts {
 		if p.phrase || !stopWords[asearch.Normalize(p.text)] {
 			out = append(out, clauses[i])
+			outLocs = append(outLocs, locs[i])
 		}
 	}
 	if len(out) == 0 {
-		return clauses
+		return clauses, locs
 	}
-	return out
+	return out, outLocs
 }
 
 // stopWords are Bleve's English stop words (Snowball's list), folded as the index folds.
@@ -336,7 +389,7 @@ func bareWords(parts []part) []string {
 	return out
 }
 
-func hitOf(h *search.DocumentMatch, locations search.FieldTermLocationMap, cursor string) Hit {
+func hitOf(h *search.DocumentMatch, spansOf map[string][]Span, cursor string) Hit {
 	str := func(f string) string { s, _ := h.Fields[f].(string); return s }
 	hit := Hit{
 		Narration: str(fieldNarration),
@@ -353,13 +406,7 @@ func hitOf(h *search.DocumentMatch, locations search.FieldTermLocationMap, curso
 	if text == "" {
 		field, text = fieldTextAr, str(fieldTextAr)
 	}
-	var spans []Span // bytes
-	for _, locs := range locations[field] {
-		for _, l := range locs {
-			spans = append(spans, Span{int(l.Start), int(l.End)})
-		}
-	}
-	hit.Snippet = snippetOf(text, spans)
+	hit.Snippet = snippetOf(text, spansOf[field])
 	return hit
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -439,5 +440,62 @@ func TestEquivalentRenderings(t *testing.T) {
 		if p.Total != 0 {
 			t.Errorf("%+v: %d hits, want none (no text of the fixture has these words)", q, p.Total)
 		}
+	}
+}
+
+// Search's highlights are what Bleve itself reports as the matches' locations: for words,
+// stop words, phrases (quoted, side by side, another translation's rendering), Arabic, a
+// phrase with a mark that folds to nothing in it, words repeated, every word required, and
+// filters. The texts are the fixture's and a few written for the cases it lacks.
+func TestHighlightsAgreeWithBleve(t *testing.T) {
+	ix, _ := openFixture(t)
+	extra := []textindex.Doc{
+		{Narration: "narration:x-1", Title: "x 1", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "He said: strike his neck, strike his neck! And he did not strike his head; his his neck."}}},
+		{Narration: "narration:x-2", Title: "x 2", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "Cut off his head, they said, or cut his head off; the head he cut off."}}},
+		{Narration: "narration:x-3", Title: "x 3", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "Abu ʿ Bakr said to Abu Bakr: the Messenger of Allah ʾ said, Allah's Messenger."}}},
+		{Narration: "narration:x-4", Title: "x 4", Texts: []textindex.Text{{Language: "ar", Edition: "x", Text: "حدثنا عكرمة بن عمار عن عكرمة، بن عمار قال: فأضرب عنقه"}}},
+	}
+	if err := ix.Put(context.Background(), extra...); err != nil {
+		t.Fatal(err)
+	}
+	queries := []textindex.Query{
+		{Text: "cut off his head"}, {Text: "strike his neck"}, {Text: `"strike his neck"`},
+		{Text: "his"}, {Text: "his neck"}, {Text: "the prophet said"}, {Text: "ransom prisoners"},
+		{Text: `"Abu ʿ Bakr"`}, {Text: "Abu Bakr"}, {Text: `"Messenger of Allah"`},
+		{Text: "Messenger of Allah"}, {Text: "Allah's Messenger said"}, {Text: `"عكرمة بن عمار"`},
+		{Text: "عكرمة بن عمار"}, {Text: "عكرمة"}, {Text: "عنقه"}, {Text: `"the Prophet (ﷺ) took ransom"`},
+		{Text: "cut off his head", All: true}, {Text: `"cut off" head`, All: true},
+		{Text: `Badr "the day" ransom`}, {Text: "Umar Badr", Language: "en"},
+		{Text: "prisoners", Collection: "Sahih Muslim"}, {Text: "neck head off"},
+	}
+	checked := 0
+	for _, q := range queries {
+		q.First = 100
+		got, err := ix.Search(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		want, err := ix.SearchBleveLocations(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		if len(got.Hits) != len(want.Hits) {
+			t.Fatalf("%q: %d hits, Bleve's %d", q.Text, len(got.Hits), len(want.Hits))
+		}
+		for i := range got.Hits {
+			g, w := got.Hits[i], want.Hits[i]
+			if g.Narration != w.Narration || g.Position != w.Position {
+				t.Fatalf("%q hit %d: %s/%d, Bleve's %s/%d", q.Text, i, g.Narration, g.Position, w.Narration, w.Position)
+			}
+			if !reflect.DeepEqual(g.Snippet, w.Snippet) {
+				t.Errorf("%q in %s/%d:\n got %+v\nwant %+v", q.Text, g.Narration, g.Position, g.Snippet, w.Snippet)
+			}
+			if len(w.Snippet.Highlights) > 0 {
+				checked++
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d hits with highlights compared", checked)
 	}
 }
