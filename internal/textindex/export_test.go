@@ -18,7 +18,13 @@ func SetDiffPage(n int) (restore func()) {
 // run again over the page's texts with their term locations (how Search found them before
 // its locators). TestHighlightsAgreeWithBleve compares the two.
 func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error) {
-	bq, _, err := buildQuery(q, ix.analyze)
+	bq, _, err := buildQuery(q, ix.analyze, false)
+	if err != nil {
+		return Page{}, err
+	}
+	// The words side by side and the renderings as the phrases they are, for their
+	// locations (the pairs fields have none).
+	exact, _, err := buildQuery(q, ix.analyze, true)
 	if err != nil {
 		return Page{}, err
 	}
@@ -36,7 +42,7 @@ func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error
 	for i, h := range res.Hits {
 		ids[i] = h.ID
 	}
-	lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bq), len(ids), 0, false)
+	lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), exact), len(ids), 0, false)
 	lreq.IncludeLocations = true
 	lres, err := ix.bx.SearchInContext(ctx, lreq)
 	if err != nil {

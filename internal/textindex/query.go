@@ -100,7 +100,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if from > MaxDepth {
 		return Page{}, athar.E(op, athar.Invalid, "after: paging stops at %d hits; narrow the search with words or filters", MaxDepth)
 	}
-	bq, loc, err := buildQuery(q, ix.analyze)
+	bq, loc, err := buildQuery(q, ix.analyze, false)
 	if err != nil {
 		return Page{}, athar.E(op, athar.Invalid, err)
 	}
@@ -168,8 +168,7 @@ func (ix *Index) highlights(ctx context.Context, hits search.DocumentMatchCollec
 
 // analyze analyzes text as the index analyzes field.
 func (ix *Index) analyze(field, text string) analysis.TokenStream {
-	m := ix.bx.Mapping()
-	a := m.AnalyzerNamed(m.AnalyzerNameForPath(field))
+	a := ix.bx.Mapping().AnalyzerNamed(analyzerOf[field])
 	if a == nil {
 		return nil
 	}
@@ -255,7 +254,11 @@ func parseText(s string) ([]part, error) {
 // buildQuery turns q into Bleve's query: each word or phrase is looked for in both text
 // fields (each analyzed as its field is), and the filters are exact terms. The locator
 // mirrors the query's text clauses (not its filters), for the highlights (highlight.go).
-func buildQuery(q Query, analyze analyzeFunc) (query.Query, locator, error) {
+//
+// The words side by side and the renderings are looked for as pairs of adjacent words
+// (pairsQuery); with exact, as phrases, which is how Bleve's own locations of them are
+// found for TestHighlightsAgreeWithBleve. A quoted phrase is always a phrase.
+func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator, error) {
 	parts, err := parseText(q.Text)
 	if err != nil {
 		return nil, nil, err
@@ -302,9 +305,16 @@ func buildQuery(q Query, analyze analyzeFunc) (query.Query, locator, error) {
 		locs := anyLoc{allLoc(clauseLocs)}
 		phrase := func(text string, fields ...string) {
 			for _, f := range fields {
-				pq := bleve.NewMatchPhraseQuery(text)
-				pq.SetField(f)
-				pq.SetBoost(boostPhrase)
+				var pq query.Query
+				if !exact {
+					pq = pairsQuery(analyze, f, text)
+				}
+				if pq == nil {
+					mq := bleve.NewMatchPhraseQuery(text)
+					mq.SetField(f)
+					mq.SetBoost(boostPhrase)
+					pq = mq
+				}
 				boosted = append(boosted, pq)
 				locs = append(locs, phraseOf(analyze, f, text))
 			}
@@ -336,6 +346,41 @@ func buildQuery(q Query, analyze analyzeFunc) (query.Query, locator, error) {
 	}
 	return bleve.NewConjunctionQuery(must...), mainLoc, nil
 }
+
+// pairsQuery finds the texts having every pair of adjacent words of text, in field's
+// pairs field (analysis.go), boosted as the words side by side are; nil when text is one
+// word or field has no pairs (Arabic). A text can have every pair without the whole run ("a b ... b c"), rarely enough
+// for a ranking boost and for another translation's wording; a quoted phrase stays exact.
+// The highlights are still the run itself where it stands (phraseOf).
+func pairsQuery(analyze analyzeFunc, field, text string) query.Query {
+	pf, ok := pairsFieldOf[field]
+	if !ok {
+		return nil // Arabic: a phrase
+	}
+	seen := map[string]bool{}
+	var tqs []query.Query
+	for _, t := range analyze(pf, text) {
+		if term := string(t.Term); !seen[term] {
+			seen[term] = true
+			tq := bleve.NewTermQuery(term)
+			tq.SetField(pf)
+			tqs = append(tqs, tq)
+		}
+	}
+	if len(tqs) == 0 {
+		return nil
+	}
+	cq := bleve.NewConjunctionQuery(tqs...)
+	cq.SetBoost(boostPhrase)
+	return cq
+}
+
+// pairsFieldOf is the pairs field of each text field; analyzerOf the analyzer of every field
+// a query analyzes its text for.
+var (
+	pairsFieldOf = map[string]string{fieldText: fieldTextPairs}
+	analyzerOf   = map[string]string{fieldText: analyzerEnglish, fieldTextAr: analyzerArabic, fieldTextPairs: analyzerEnglishPairs}
+)
 
 // How much more a text with every word, and with the unquoted words side by side, scores.
 const (

@@ -443,6 +443,34 @@ func TestEquivalentRenderings(t *testing.T) {
 	}
 }
 
+// A query's words side by side and their renderings are found as pairs of adjacent words:
+// a text having "strike his" and "his neck" apart has the rendering "strike his neck" of
+// "cut off his head" (a pair lookup is what keeps common words cheap), while the quoted
+// phrase still asks for the run itself. The text has no word of the query but the stop word
+// "his", so the pairs are all that can find it.
+func TestWordsSideBySideArePairs(t *testing.T) {
+	ix, _ := openFixture(t)
+	ctx := context.Background()
+	apart := textindex.Doc{Narration: "narration:x-apart", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x",
+		Text: "He was told to strike his camel, and his neck was spared."}}}
+	if err := ix.Put(ctx, apart); err != nil {
+		t.Fatal(err)
+	}
+	found := func(q textindex.Query) bool {
+		p, err := ix.Search(ctx, textindex.Query{Text: q.Text, All: q.All, First: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Contains(hitKeys(p), "narration:x-apart/en")
+	}
+	if !found(textindex.Query{Text: "cut off his head"}) {
+		t.Error("cut off his head: the text with the pairs of strike his neck is not found")
+	}
+	if found(textindex.Query{Text: `"strike his neck"`}) {
+		t.Error(`"strike his neck": found a text without the run`)
+	}
+}
+
 // Search's highlights are what Bleve itself reports as the matches' locations: for words,
 // stop words, phrases (quoted, side by side, another translation's rendering), Arabic, a
 // phrase with a mark that folds to nothing in it, words repeated, every word required, and
