@@ -36,14 +36,15 @@ import (
 //
 // An English text is also indexed as its pairs of adjacent words (analyzerEnglishPairs:
 // the same words, then Bleve's shingle filter; a word the folding dropped leaves "_" in
-// its place), in a field of its own without positions. A query's words side by side and
-// another translation's renderings (query.go) are looked up there: a text has them when it
-// has every pair, a term lookup each, where Bleve's phrase search decodes the positions of
-// every word in every text having them all -- "Messenger of Allah said" took 107 ms, most
-// of it in four phrases of words that 15,000 texts have. Arabic texts have no pairs field:
-// their pairs, names and particles of the chains, made the corpus's index take 2 min 37 s
-// to build instead of 46 s (38 s without any pairs), for queries of common Arabic words
-// that take 20-40 ms as phrases (docs/search.md).
+// its place), each at the position of its first word, in a field of its own. An English
+// phrase -- quoted, the words side by side, another translation's rendering (query.go) --
+// is looked up there as the phrase of its pairs: the same texts, but Bleve's phrase search
+// decodes the positions of its terms in every text having them all, and texts having every
+// pair are far fewer than texts having every word -- "Messenger of Allah said" took 111
+// ms, most of it in four phrases of words that 15,000 texts have. Arabic texts have no
+// pairs field: their pairs, names and particles of the chains, made the corpus's index take
+// 2 min 37 s to build (35 s without pairs, 1 min 39 s with English pairs), for queries of
+// common Arabic words that take 20-65 ms as phrases (docs/search.md).
 const (
 	analyzerEnglish      = "athar_en"
 	analyzerArabic       = "athar_ar"
@@ -88,7 +89,7 @@ const (
 	fieldText      = "text"    // a text in any language but Arabic (analyzerEnglish)
 	fieldTextAr    = "text_ar" // an Arabic text (analyzerArabic)
 	// An English text's pairs of adjacent words (analyzerEnglishPairs): indexed from the
-	// same property as fieldText, neither stored nor with positions.
+	// same property as fieldText, with positions, not stored.
 	fieldTextPairs = "text_pairs"
 	fieldLanguage  = "language"
 	fieldEdition   = "edition"
@@ -151,7 +152,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.Name = name
 		f.Analyzer = analyzer
 		f.Store = false
-		f.IncludeTermVectors = false
+		f.IncludeTermVectors = true // for phrases of pairs
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f

@@ -14,6 +14,15 @@ func SetDiffPage(n int) (restore func()) {
 	return func() { diffPage = old }
 }
 
+// SetExactPhrases makes ix's searches look for English phrases as phrases of words instead
+// of phrases of pairs (phraseQuery), for the tests to compare; the returned function
+// restores it.
+func SetExactPhrases(ix *Index, exact bool) (restore func()) {
+	old := ix.exact
+	ix.exact = exact
+	return func() { ix.exact = old }
+}
+
 // SearchBleveLocations is Search with its highlights found as Bleve finds them: the query
 // run again over the page's texts with their term locations (how Search found them before
 // its locators). TestHighlightsAgreeWithBleve compares the two.

@@ -100,7 +100,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if from > MaxDepth {
 		return Page{}, athar.E(op, athar.Invalid, "after: paging stops at %d hits; narrow the search with words or filters", MaxDepth)
 	}
-	bq, loc, err := buildQuery(q, ix.analyze, false)
+	bq, loc, err := buildQuery(q, ix.analyze, ix.exact)
 	if err != nil {
 		return Page{}, athar.E(op, athar.Invalid, err)
 	}
@@ -255,9 +255,9 @@ func parseText(s string) ([]part, error) {
 // fields (each analyzed as its field is), and the filters are exact terms. The locator
 // mirrors the query's text clauses (not its filters), for the highlights (highlight.go).
 //
-// The words side by side and the renderings are looked for as pairs of adjacent words
-// (pairsQuery); with exact, as phrases, which is how Bleve's own locations of them are
-// found for TestHighlightsAgreeWithBleve. A quoted phrase is always a phrase.
+// English phrases -- quoted, the words side by side, the renderings -- are looked for as
+// phrases of pairs of adjacent words (phraseQuery); with exact, as phrases of words, which
+// is how Bleve's own locations of them are found for TestHighlightsAgreeWithBleve.
 func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator, error) {
 	parts, err := parseText(q.Text)
 	if err != nil {
@@ -270,9 +270,7 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 		var altLocs anyLoc
 		for _, f := range []string{fieldText, fieldTextAr} {
 			if p.phrase {
-				mq := bleve.NewMatchPhraseQuery(p.text)
-				mq.SetField(f)
-				alts = append(alts, mq)
+				alts = append(alts, phraseQuery(analyze, f, p.text, exact))
 				altLocs = append(altLocs, phraseOf(analyze, f, p.text))
 			} else {
 				mq := bleve.NewMatchQuery(p.text)
@@ -305,16 +303,8 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 		locs := anyLoc{allLoc(clauseLocs)}
 		phrase := func(text string, fields ...string) {
 			for _, f := range fields {
-				var pq query.Query
-				if !exact {
-					pq = pairsQuery(analyze, f, text)
-				}
-				if pq == nil {
-					mq := bleve.NewMatchPhraseQuery(text)
-					mq.SetField(f)
-					mq.SetBoost(boostPhrase)
-					pq = mq
-				}
+				pq := phraseQuery(analyze, f, text, exact)
+				pq.SetBoost(boostPhrase)
 				boosted = append(boosted, pq)
 				locs = append(locs, phraseOf(analyze, f, text))
 			}
@@ -347,32 +337,35 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 	return bleve.NewConjunctionQuery(must...), mainLoc, nil
 }
 
-// pairsQuery finds the texts having every pair of adjacent words of text, in field's
-// pairs field (analysis.go), boosted as the words side by side are; nil when text is one
-// word or field has no pairs (Arabic). A text can have every pair without the whole run ("a b ... b c"), rarely enough
-// for a ranking boost and for another translation's wording; a quoted phrase stays exact.
-// The highlights are still the run itself where it stands (phraseOf).
-func pairsQuery(analyze analyzeFunc, field, text string) query.Query {
+// phraseQuery finds the texts having text's words side by side in field. In English (a
+// field with pairs, analysis.go) it is the phrase of the words' pairs in the pairs field:
+// n words side by side are n-1 pairs at consecutive positions there, the same texts as
+// the words' phrase (TestPairsFindWhatPhrasesFind), but Bleve's phrase search then steps
+// through the texts having every pair, not every word -- "of" and "allah" are in 20,000
+// texts, "of allah" in far fewer, and "messenger of allah said" in fewer still. With exact,
+// or a single word, or in Arabic, it is the words' phrase.
+func phraseQuery(analyze analyzeFunc, field, text string, exact bool) query.BoostableQuery {
+	mq := bleve.NewMatchPhraseQuery(text)
+	mq.SetField(field)
 	pf, ok := pairsFieldOf[field]
-	if !ok {
-		return nil // Arabic: a phrase
+	if exact || !ok {
+		return mq
 	}
-	seen := map[string]bool{}
-	var tqs []query.Query
-	for _, t := range analyze(pf, text) {
-		if term := string(t.Term); !seen[term] {
-			seen[term] = true
-			tq := bleve.NewTermQuery(term)
-			tq.SetField(pf)
-			tqs = append(tqs, tq)
-		}
+	if len(analyze(field, text)) < 2 {
+		return mq
 	}
-	if len(tqs) == 0 {
-		return nil
+	if pairs := analyze(pf, text); len(pairs) == 1 {
+		// Two words are one pair: the texts having it, without positions.
+		tq := bleve.NewTermQuery(string(pairs[0].Term))
+		tq.SetField(pf)
+		return tq
 	}
-	cq := bleve.NewConjunctionQuery(tqs...)
-	cq.SetBoost(boostPhrase)
-	return cq
+	// A mark the folding drops before the first word puts a filler pair ("_ abu") at the
+	// first pair's position, as an alternative to it: the phrase still matches without it.
+	pq := bleve.NewMatchPhraseQuery(text)
+	pq.SetField(pf)
+	pq.Analyzer = analyzerOf[pf]
+	return pq
 }
 
 // pairsFieldOf is the pairs field of each text field; analyzerOf the analyzer of every field

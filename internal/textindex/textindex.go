@@ -33,7 +33,7 @@ import (
 
 // Version is the version of the index's schema (its mapping, analyzers and what a Doc
 // holds). An index written with another version has no Stamp, so its owner rebuilds it.
-const Version = "4"
+const Version = "5"
 
 // Doc is what the index knows of one narration.
 type Doc struct {
@@ -84,6 +84,9 @@ type Index struct {
 	bx bleve.Index
 	// mu serialises writes: each reads and rewrites the stamp and the narration's entry.
 	mu sync.Mutex
+	// exact looks for English phrases as phrases of words, not of pairs (phraseQuery):
+	// only the tests set it, to compare the two.
+	exact bool
 }
 
 // Internal keys, in Bleve's internal key-value space beside the documents. Scorch copies

@@ -443,31 +443,54 @@ func TestEquivalentRenderings(t *testing.T) {
 	}
 }
 
-// A query's words side by side and their renderings are found as pairs of adjacent words:
-// a text having "strike his" and "his neck" apart has the rendering "strike his neck" of
-// "cut off his head" (a pair lookup is what keeps common words cheap), while the quoted
-// phrase still asks for the run itself. The text has no word of the query but the stop word
-// "his", so the pairs are all that can find it.
-func TestWordsSideBySideArePairs(t *testing.T) {
+// An English phrase (quoted, the words side by side, a rendering) is looked up as the
+// phrase of its pairs of adjacent words: it finds exactly the texts the phrase of its words
+// finds -- not a text with the pairs apart ("strike his camel, and his neck"), and a text
+// where a mark the folding drops stands before, between or after the words.
+func TestPairsFindWhatPhrasesFind(t *testing.T) {
 	ix, _ := openFixture(t)
 	ctx := context.Background()
-	apart := textindex.Doc{Narration: "narration:x-apart", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x",
-		Text: "He was told to strike his camel, and his neck was spared."}}}
-	if err := ix.Put(ctx, apart); err != nil {
+	extra := []textindex.Doc{
+		{Narration: "narration:x-apart", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "He was told to strike his camel, and his neck was spared."}}},
+		{Narration: "narration:x-marks", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "Abu ʿ Bakr said: ʿ Abu Bakr, strike his neck ʾ. Abu Bakr ʿ"}}},
+		{Narration: "narration:x-start", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "Bakr said, and the Messenger of Allah said: Allah's Messenger said so."}}},
+	}
+	if err := ix.Put(ctx, extra...); err != nil {
 		t.Fatal(err)
 	}
-	found := func(q textindex.Query) bool {
-		p, err := ix.Search(ctx, textindex.Query{Text: q.Text, All: q.All, First: 100})
+	found := func(q textindex.Query) (int, []string) {
+		q.First = 1000
+		p, err := ix.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return slices.Contains(hitKeys(p), "narration:x-apart/en")
+		keys := hitKeys(p)
+		slices.Sort(keys)
+		return p.Total, keys
 	}
-	if !found(textindex.Query{Text: "cut off his head"}) {
-		t.Error("cut off his head: the text with the pairs of strike his neck is not found")
+	queries := []textindex.Query{
+		{Text: `"strike his neck"`}, {Text: "strike his neck"}, {Text: "cut off his head"},
+		{Text: `"his neck"`}, {Text: `"Abu Bakr"`}, {Text: `"ʿ Abu Bakr"`}, {Text: `"Abu ʿ Bakr"`},
+		{Text: `"Bakr ʿ"`}, {Text: `"Bakr said"`}, {Text: "Messenger of Allah said"},
+		{Text: `"Messenger of Allah said"`}, {Text: `"Allah's Messenger"`}, {Text: `"the Prophet (ﷺ) took ransom"`},
+		{Text: `"Abd al-Muttalib"`}, {Text: `"prisoners"`}, {Text: `Umar "the day" ransom`},
+		{Text: `"strike his neck" ransom`, All: true},
 	}
-	if found(textindex.Query{Text: `"strike his neck"`}) {
-		t.Error(`"strike his neck": found a text without the run`)
+	for _, q := range queries {
+		wantTotal, want := func() (int, []string) {
+			defer textindex.SetExactPhrases(ix, true)()
+			return found(q)
+		}()
+		total, got := found(q)
+		if total != wantTotal || !slices.Equal(got, want) {
+			t.Errorf("%q: pairs found %d %v, phrases %d %v", q.Text, total, got, wantTotal, want)
+		}
+	}
+	if _, got := found(textindex.Query{Text: "cut off his head"}); slices.Contains(got, "narration:x-apart/en") {
+		t.Error("cut off his head: found the text with the pairs of strike his neck apart")
+	}
+	if _, got := found(textindex.Query{Text: `"Abu ʿ Bakr"`}); !slices.Contains(got, "narration:x-marks/en") {
+		t.Error(`"Abu ʿ Bakr": the text with it is not found`)
 	}
 }
 
