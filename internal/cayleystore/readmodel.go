@@ -652,13 +652,14 @@ var scanBatch = 100000
 
 // rmList calls fn with the claims of one list (an entity's or a predicate's) in order,
 // from the first after the sort key after ("" from the start), each with the labels of
-// its plain triple, while fn returns true. keep, when given, filters the claims. Without
-// labels, fn gets none, and the rows that give them -- one per label, tens of thousands
-// for a hub's claims -- are jumped over rather than read: a claim is its group row.
+// its plain triple and their count, while fn returns true. keep, when given, filters the
+// claims. Without labels, fn gets their count alone (the claim's group row holds it), and
+// the rows that give them -- one per label, tens of thousands for a hub's claims -- are
+// jumped over rather than read: a claim is its group row.
 //
 // within, when not empty, is a prefix of sort keys: only the claims whose key has it are
 // read (the list is sorted by key, so they are one range).
-func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after string, labels bool, keep func(*athar.ClaimRef) bool, fn func(athar.ClaimRef, []string) bool) error {
+func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after string, labels bool, keep func(*athar.ClaimRef) bool, fn func(r athar.ClaimRef, labels []string, count int) bool) error {
 	prefix := owner + "\x00"
 	from := prefix + within
 	if within == "" {
@@ -667,11 +668,16 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 	if after != "" && prefix+after+"\x00\xff" > from {
 		from = prefix + after + "\x00\xff"
 	}
-	prefix += within
+	// A row's key is the list's prefix, the claim's sort key, 0, and the label ("" for
+	// the claim's group row). Keys are read as bytes and made strings only where kept:
+	// a label when labels are asked for, the sort key once per claim.
+	cut := len(prefix)
+	rows := []byte(prefix + within)
 	var (
 		cur     athar.ClaimRef
 		curKey  string
 		ls      []string
+		count   int
 		same    int // label rows of curKey read
 		have    bool
 		err     error
@@ -682,10 +688,10 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 		if !have || (keep != nil && !keep(&cur)) {
 			return true
 		}
-		return fn(cur, ls)
+		return fn(cur, ls, count)
 	}
-	skim(tx, bucket, from, func(k string, v []byte) (string, bool) {
-		if !strings.HasPrefix(k, prefix) {
+	skim(tx, bucket, from, func(k, v []byte) (string, bool) {
+		if !bytes.HasPrefix(k, rows) {
 			return "", false
 		}
 		if n++; n%1024 == 0 {
@@ -693,24 +699,24 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 				return "", false
 			}
 		}
-		rest := k[len(prefix)-len(within):]
-		i := strings.LastIndexByte(rest, 0)
+		rest := k[cut:]
+		i := bytes.LastIndexByte(rest, 0)
 		if i < 0 {
 			err = errCorruptRow
 			return "", false
 		}
 		key, label := rest[:i], rest[i+1:]
-		if label != "" {
-			if !have || key != curKey {
+		if len(label) > 0 {
+			if !have || string(key) != curKey {
 				err = errCorruptRow // a label's row without its claim's group row
 				return "", false
 			}
 			if labels {
-				ls = append(ls, label)
+				ls = append(ls, string(label))
 			} else if same++; same == skimAfter {
 				// A claim stated by many narrations: seek past its labels (a label never
 				// starts with 0xff) instead of stepping through them.
-				return owner + "\x00" + key + "\x00\xff", true
+				return owner + "\x00" + curKey + "\x00\xff", true
 			}
 			return "", true
 		}
@@ -718,7 +724,7 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 			stopped = true
 			return "", false
 		}
-		_, at := groupCount(v)
+		c, at := groupCount(v)
 		if at == 0 {
 			err = errCorruptRow
 			return "", false
@@ -726,7 +732,7 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 		if cur, err = decodeRef(v[at:]); err != nil {
 			return "", false
 		}
-		curKey, have, ls, same = key, true, nil, 0
+		curKey, have, ls, count, same = string(key), true, nil, c, 0
 		return "", true
 	})
 	if err != nil || stopped {
@@ -742,12 +748,32 @@ func rmList(ctx context.Context, tx manifestTx, bucket, owner, within, after str
 const skimAfter = 8
 
 // skim is tx.scan where fn may jump ahead: it returns the key to go on from ("" for the
-// next one) and whether to go on.
-func skim(tx manifestTx, bucket, from string, fn func(k string, v []byte) (string, bool)) {
+// next one) and whether to go on. k and v are valid during the call only: on bbolt they
+// are the file's own bytes, no key copied (a hub's list is tens of thousands of rows).
+func skim(tx manifestTx, bucket, from string, fn func(k, v []byte) (string, bool)) {
+	if bt, ok := tx.(boltTx); ok {
+		b, _ := bt.bucket(bucket, false)
+		if b == nil {
+			return
+		}
+		c := b.Cursor()
+		for k, v := c.Seek([]byte(from)); k != nil; {
+			skip, ok := fn(k, v)
+			switch {
+			case !ok:
+				return
+			case skip != "":
+				k, v = c.Seek([]byte(skip))
+			default:
+				k, v = c.Next()
+			}
+		}
+		return
+	}
 	for {
 		next := ""
 		tx.scan(bucket, from, func(k string, v []byte) bool {
-			skip, ok := fn(k, v)
+			skip, ok := fn([]byte(k), v)
 			if !ok {
 				return false
 			}
@@ -779,7 +805,7 @@ func withNarrations(r athar.ClaimRef, labels []string) athar.ClaimRef {
 // rmClaimsAbout reads the claims about id from the read model. Callers hold the read lock.
 func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ClaimRef, error) {
 	list := []athar.ClaimRef{}
-	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", "", true, nil, func(r athar.ClaimRef, labels []string) bool {
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", "", true, nil, func(r athar.ClaimRef, labels []string, _ int) bool {
 		list = append(list, withNarrations(r, labels))
 		return true
 	})
@@ -789,9 +815,9 @@ func (s *Store) rmClaimsAbout(ctx context.Context, tx manifestTx, id athar.ID) (
 // rmEdges reads the edges touching id from the read model. Callers hold the read lock.
 func (s *Store) rmEdges(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.Edge, error) {
 	var edges []athar.Edge
-	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", "", true, nil, func(r athar.ClaimRef, labels []string) bool {
+	err := rmList(ctx, tx, rmAboutBucket, id.IRI(), "", "", false, nil, func(r athar.ClaimRef, _ []string, count int) bool {
 		if r.Value == nil && r.Object != "" {
-			edges = append(edges, athar.Edge{Source: r.Subject, Target: r.Object, Predicate: r.Predicate, Attestations: len(labels)})
+			edges = append(edges, athar.Edge{Source: r.Subject, Target: r.Object, Predicate: r.Predicate, Attestations: count})
 		}
 		return true
 	})
@@ -858,8 +884,8 @@ func (s *Store) PageClaims(ctx context.Context, q athar.ClaimPageQuery) (athar.C
 }
 
 // pageInto is rmList's fn filling page with q's page of claims.
-func pageInto(page *athar.ClaimPage, q athar.ClaimPageQuery) func(athar.ClaimRef, []string) bool {
-	return func(r athar.ClaimRef, labels []string) bool {
+func pageInto(page *athar.ClaimPage, q athar.ClaimPageQuery) func(athar.ClaimRef, []string, int) bool {
+	return func(r athar.ClaimRef, labels []string, _ int) bool {
 		if q.First >= 0 && len(page.Refs) == q.First {
 			page.More = true
 			return false

@@ -1739,6 +1739,24 @@ func testPagesWithoutNarrations(t *testing.T, st athar.Store) {
 			}
 		}
 	}
+	// Edges count a claim's narrations without reading them: the claim thirty narrations
+	// state has thirty, and each claim after it its one.
+	edges, err := st.Edges(context.Background(), []athar.ID{"person:abu-bakr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edges["person:abu-bakr"]) != 31 {
+		t.Fatalf("Edges(person:abu-bakr): %d edges, want 31: %+v", len(edges["person:abu-bakr"]), edges)
+	}
+	for _, e := range edges["person:abu-bakr"] {
+		want := 1
+		if e.Target == "concept:ransom" {
+			want = 30
+		}
+		if e.Attestations != want {
+			t.Errorf("Edges(person:abu-bakr): %s has %d attestations, want %d", e.Target, e.Attestations, want)
+		}
+	}
 }
 
 // applyHub imports thirty narrations (in an order that is not their ids') that each state
