@@ -1031,7 +1031,7 @@ func (s *Store) claims(ctx context.Context, ids []athar.ID, first int) ([]*athar
 	}
 	defer s.mu.RUnlock()
 	if !s.rmStale {
-		corpus, texts := map[athar.ID]string{}, map[string]string{}
+		corpus, texts := map[athar.ID]string{}, map[string][]byte{}
 		out, err := s.rmClaims(ctx, ids, func(tx manifestTx, id athar.ID) (*athar.Claim, error) {
 			return rmClaim(tx, id, corpus, texts, first)
 		})

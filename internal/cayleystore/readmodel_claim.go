@@ -41,6 +41,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cayleygraph/quad"
 
@@ -422,7 +423,7 @@ func rmClaimParts(tx manifestTx, id athar.ID) (*athar.Claim, []claimAtt, error) 
 //
 // texts, when not nil, keeps the narration texts read for evidence left implied, so that
 // a page's claims read each narration's text once.
-func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[string]string, first int) (*athar.Claim, error) {
+func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[string][]byte, first int) (*athar.Claim, error) {
 	c, atts, err := rmClaimParts(tx, id)
 	if c == nil || err != nil {
 		return nil, err
@@ -514,25 +515,97 @@ func impliedNarration(labels []string) athar.ID {
 // rmPassage gives a, an attestation with offsets and no evidence in its narration's label,
 // the evidence the store leaves implied there (athar.DropImplied): the passage of the
 // narration's text at its offsets. texts, when not nil, caches the texts read.
-func rmPassage(tx manifestTx, a *athar.Attestation, texts map[string]string) error {
+func rmPassage(tx manifestTx, a *athar.Attestation, texts map[string][]byte) error {
 	label := string(a.Narration)
 	text, ok := texts[label]
 	if !ok {
-		err := rmFields(tx, label, a.Narration, func(pred string, obj athar.Term) error {
-			if pred == athar.PredText {
-				text, ok = obj.Literal, true
-			}
-			return nil
-		})
-		if err != nil || !ok {
+		var err error
+		if text, ok, err = rmTextOf(tx, label, a.Narration); err != nil || !ok {
 			return err
 		}
 		if texts != nil {
 			texts[label] = text
 		}
 	}
-	a.Evidence, _ = athar.Passage(text, a.Start, a.End)
+	a.Evidence, _ = passageOf(text, a.Start, a.End)
 	return nil
+}
+
+// rmTextOf returns the literal of node's text in label's row, as the row's own bytes --
+// valid while tx is open -- without decoding the row's other fields: a page of fifty
+// claims reads fifty narrations' rows for their passages, and decoding each text and
+// title whole was the read model's largest allocation on the entity page.
+func rmTextOf(tx manifestTx, label string, node athar.ID) ([]byte, bool, error) {
+	key := "f\x00" + label + "\x00" + string(node)
+	b := tx.get(rmClaimBucket, key)
+	if b == nil {
+		return nil, false, nil
+	}
+	corrupt := fmt.Errorf("%s %q: %w", rmClaimBucket, key, errCorruptRow)
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, false, corrupt
+	}
+	b = b[k:]
+	for range n {
+		pred, rest, ok := cutBytes(b)
+		if !ok || len(rest) < 8 {
+			return nil, false, corrupt
+		}
+		obj, rest, ok := cutBytes(rest[8:]) // past the hash
+		if !ok {
+			return nil, false, corrupt
+		}
+		b = rest
+		if string(pred) != textField {
+			continue
+		}
+		_, obj, ok = cutBytes(obj) // past the IRI
+		lit, _, ok2 := cutBytes(obj)
+		if !ok || !ok2 {
+			return nil, false, corrupt
+		}
+		return lit, true, nil
+	}
+	return nil, false, nil
+}
+
+// textField is the row name of a narration's vocab:text.
+var textField = shortPred(athar.PredText)
+
+// cutBytes reads one appendStr string off b, as a slice of b.
+func cutBytes(b []byte) ([]byte, []byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, nil, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
+}
+
+// passageOf is athar.Passage over the text's bytes, making a string of the passage only.
+func passageOf(text []byte, start, end int) (string, bool) {
+	if start < 0 || end < start {
+		return "", false
+	}
+	i, from := 0, -1
+	for b := 0; b < len(text); {
+		if i == start {
+			from = b
+		}
+		if i == end {
+			return string(text[from:b]), true
+		}
+		_, size := utf8.DecodeRune(text[b:])
+		b += size
+		i++
+	}
+	if i == start {
+		from = len(text)
+	}
+	if i == end && from >= 0 {
+		return string(text[from:]), true
+	}
+	return "", false
 }
 
 // attestationHeads are a claim's first attestations and how many narrations state it.

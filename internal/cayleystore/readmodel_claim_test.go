@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cayleygraph/quad"
 
@@ -215,4 +216,22 @@ func TestClaimPartsStatedBefore(t *testing.T) {
 			t.Fatalf("the store holds %v, %v; want the %d quads of the new shape", held, err, len(now))
 		}
 	})
+}
+
+// passageOf cuts what athar.Passage cuts, from the text's bytes: Arabic with harakat,
+// characters outside the BMP, invalid UTF-8, empty and whole passages, and offsets past
+// the end or backwards.
+func TestPassageOfIsPassage(t *testing.T) {
+	for _, text := range []string{"", "abc", "عِكْرِمَةُ بْنُ عَمَّارٍ", "a𝄞b ﷺ c", "x\xffy\xc3", "Umar said: strike his neck"} {
+		n := utf8.RuneCountInString(text)
+		for start := -1; start <= n+1; start++ {
+			for end := start - 1; end <= n+1; end++ {
+				want, wok := athar.Passage(text, start, end)
+				got, ok := passageOf([]byte(text), start, end)
+				if got != want || ok != wok {
+					t.Fatalf("passageOf(%q, %d, %d) = %q, %v; athar.Passage gives %q, %v", text, start, end, got, ok, want, wok)
+				}
+			}
+		}
+	}
 }
