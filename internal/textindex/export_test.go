@@ -14,13 +14,29 @@ func SetDiffPage(n int) (restore func()) {
 	return func() { diffPage = old }
 }
 
-// SetExactPhrases makes ix's searches look for English phrases as phrases of words instead
-// of phrases of pairs (phraseQuery), for the tests to compare; the returned function
-// restores it.
-func SetExactPhrases(ix *Index, exact bool) (restore func()) {
-	old := ix.exact
-	ix.exact = exact
-	return func() { ix.exact = old }
+// SearchExactPhrases is Search's first pass with English phrases looked for as phrases of
+// words instead of phrases of pairs (phraseQuery): its hits and total, without snippets,
+// for TestPairsFindWhatPhrasesFind to compare.
+func (ix *Index) SearchExactPhrases(ctx context.Context, q Query) (Page, error) {
+	bq, _, err := buildQuery(q, ix.analyze, true)
+	if err != nil {
+		return Page{}, err
+	}
+	first := q.First
+	if first == 0 {
+		first = 20
+	}
+	req := bleve.NewSearchRequestOptions(bq, first, 0, false)
+	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
+	res, err := ix.bx.SearchInContext(ctx, req)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Total: int(res.Total)}
+	for i, h := range res.Hits {
+		p.Hits = append(p.Hits, hitOf(h, nil, encodeCursor(i+1)))
+	}
+	return p, nil
 }
 
 // SearchBleveLocations is Search with its highlights found as Bleve finds them: the query

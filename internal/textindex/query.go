@@ -100,7 +100,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if from > MaxDepth {
 		return Page{}, athar.E(op, athar.Invalid, "after: paging stops at %d hits; narrow the search with words or filters", MaxDepth)
 	}
-	bq, loc, err := buildQuery(q, ix.analyze, ix.exact)
+	bq, loc, err := buildQuery(q, ix.analyze, false)
 	if err != nil {
 		return Page{}, athar.E(op, athar.Invalid, err)
 	}
@@ -257,7 +257,7 @@ func parseText(s string) ([]part, error) {
 //
 // English phrases -- quoted, the words side by side, the renderings -- are looked for as
 // phrases of pairs of adjacent words (phraseQuery); with exact, as phrases of words, which
-// is how Bleve's own locations of them are found for TestHighlightsAgreeWithBleve.
+// the tests compare them with (TestHighlightsAgreeWithBleve, TestPairsFindWhatPhrasesFind).
 func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator, error) {
 	parts, err := parseText(q.Text)
 	if err != nil {

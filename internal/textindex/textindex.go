@@ -84,9 +84,6 @@ type Index struct {
 	bx bleve.Index
 	// mu serialises writes: each reads and rewrites the stamp and the narration's entry.
 	mu sync.Mutex
-	// exact looks for English phrases as phrases of words, not of pairs (phraseQuery):
-	// only the tests set it, to compare the two.
-	exact bool
 }
 
 // Internal keys, in Bleve's internal key-value space beside the documents. Scorch copies

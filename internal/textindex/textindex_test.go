@@ -458,15 +458,17 @@ func TestPairsFindWhatPhrasesFind(t *testing.T) {
 	if err := ix.Put(ctx, extra...); err != nil {
 		t.Fatal(err)
 	}
-	found := func(q textindex.Query) (int, []string) {
-		q.First = 1000
-		p, err := ix.Search(ctx, q)
+	keysOf := func(p textindex.Page, err error) (int, []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		keys := hitKeys(p)
 		slices.Sort(keys)
 		return p.Total, keys
+	}
+	found := func(q textindex.Query) (int, []string) {
+		q.First = 1000
+		return keysOf(ix.Search(ctx, q))
 	}
 	queries := []textindex.Query{
 		{Text: `"strike his neck"`}, {Text: "strike his neck"}, {Text: "cut off his head"},
@@ -477,10 +479,8 @@ func TestPairsFindWhatPhrasesFind(t *testing.T) {
 		{Text: `"strike his neck" ransom`, All: true},
 	}
 	for _, q := range queries {
-		wantTotal, want := func() (int, []string) {
-			defer textindex.SetExactPhrases(ix, true)()
-			return found(q)
-		}()
+		q.First = 1000
+		wantTotal, want := keysOf(ix.SearchExactPhrases(ctx, q))
 		total, got := found(q)
 		if total != wantTotal || !slices.Equal(got, want) {
 			t.Errorf("%q: pairs found %d %v, phrases %d %v", q.Text, total, got, wantTotal, want)
