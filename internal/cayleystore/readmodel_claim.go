@@ -330,11 +330,8 @@ func decodeTerm(b []byte) (athar.Term, error) {
 
 // cutStr reads one appendStr string off b.
 func cutStr(b []byte) (string, []byte, bool) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || uint64(len(b)-k) < n {
-		return "", nil, false
-	}
-	return string(b[k : k+int(n)]), b[k+int(n):], true
+	s, rest, ok := cutBytes(b)
+	return string(s), rest, ok
 }
 
 // rmFields calls fn with the predicate (its IRI) and object of each kept quad of node in
@@ -421,8 +418,8 @@ func rmClaimParts(tx manifestTx, id athar.ID) (*athar.Claim, []claimAtt, error) 
 // first, when not negative, reads only the claim's first attestations in the order they
 // are listed (see rmAttestationHeads).
 //
-// texts, when not nil, keeps the narration texts read for evidence left implied, so that
-// a page's claims read each narration's text once.
+// texts, when not nil, keeps the narration texts read for evidence left implied (the rows'
+// bytes, valid while tx is open), so that a page's claims read each narration's text once.
 func rmClaim(tx manifestTx, id athar.ID, corpus map[athar.ID]string, texts map[string][]byte, first int) (*athar.Claim, error) {
 	c, atts, err := rmClaimParts(tx, id)
 	if c == nil || err != nil {
@@ -541,20 +538,22 @@ func rmTextOf(tx manifestTx, label string, node athar.ID) ([]byte, bool, error) 
 	if b == nil {
 		return nil, false, nil
 	}
-	corrupt := fmt.Errorf("%s %q: %w", rmClaimBucket, key, errCorruptRow)
+	corrupt := func() ([]byte, bool, error) {
+		return nil, false, fmt.Errorf("%s %q: %w", rmClaimBucket, key, errCorruptRow)
+	}
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
-		return nil, false, corrupt
+		return corrupt()
 	}
 	b = b[k:]
 	for range n {
 		pred, rest, ok := cutBytes(b)
 		if !ok || len(rest) < 8 {
-			return nil, false, corrupt
+			return corrupt()
 		}
 		obj, rest, ok := cutBytes(rest[8:]) // past the hash
 		if !ok {
-			return nil, false, corrupt
+			return corrupt()
 		}
 		b = rest
 		if string(pred) != textField {
@@ -563,7 +562,7 @@ func rmTextOf(tx manifestTx, label string, node athar.ID) ([]byte, bool, error) 
 		_, obj, ok = cutBytes(obj) // past the IRI
 		lit, _, ok2 := cutBytes(obj)
 		if !ok || !ok2 {
-			return nil, false, corrupt
+			return corrupt()
 		}
 		return lit, true, nil
 	}
