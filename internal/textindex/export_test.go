@@ -14,6 +14,14 @@ func SetDiffPage(n int) (restore func()) {
 	return func() { diffPage = old }
 }
 
+// pageSize is q's page size as Search reads it.
+func pageSize(q Query) int {
+	if q.First == 0 {
+		return 20
+	}
+	return q.First
+}
+
 // SearchExactPhrases is Search's first pass with English phrases looked for as phrases of
 // words instead of phrases of pairs (phraseQuery): its hits and total, without snippets,
 // for TestPairsFindWhatPhrasesFind to compare.
@@ -22,13 +30,7 @@ func (ix *Index) SearchExactPhrases(ctx context.Context, q Query) (Page, error) 
 	if err != nil {
 		return Page{}, err
 	}
-	first := q.First
-	if first == 0 {
-		first = 20
-	}
-	req := bleve.NewSearchRequestOptions(bq, first, 0, false)
-	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
-	res, err := ix.bx.SearchInContext(ctx, req)
+	res, err := ix.scored(ctx, bq, pageSize(q), 0)
 	if err != nil {
 		return Page{}, err
 	}
@@ -53,13 +55,7 @@ func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
-	first := q.First
-	if first == 0 {
-		first = 20
-	}
-	req := bleve.NewSearchRequestOptions(bq, first, 0, false)
-	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
-	res, err := ix.bx.SearchInContext(ctx, req)
+	res, err := ix.scored(ctx, bq, pageSize(q), 0)
 	if err != nil || len(res.Hits) == 0 {
 		return Page{}, err
 	}

@@ -108,9 +108,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	// decoded for every match); then the locations of the query's terms in the page's
 	// texts only, from which the locator finds what matched (highlight.go). Ties in score
 	// keep the index's order, stable while it is unchanged.
-	req := bleve.NewSearchRequestOptions(bq, first, from, false)
-	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
-	res, err := ix.bx.SearchInContext(ctx, req)
+	res, err := ix.scored(ctx, bq, first, from)
 	if err != nil {
 		return Page{}, searchError(ctx, op, err)
 	}
@@ -124,6 +122,13 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	}
 	p.More = from+len(res.Hits) < p.Total
 	return p, nil
+}
+
+// scored runs bq for the first hits from from, scored, with the stored fields a hit shows.
+func (ix *Index) scored(ctx context.Context, bq query.Query, first, from int) (*bleve.SearchResult, error) {
+	req := bleve.NewSearchRequestOptions(bq, first, from, false)
+	req.Fields = []string{fieldNarration, fieldLanguage, fieldEdition, fieldPosition, fieldTitle, fieldRefs, fieldText, fieldTextAr}
+	return ix.bx.SearchInContext(ctx, req)
 }
 
 // highlights returns, for each hit, the spans (bytes) of what the query matched, by field:
