@@ -34,21 +34,22 @@ import (
 //     final ه of عكرمه goes), so a name search would find other people; and the particles
 //     it drops as stop words (بن, عن) are what a chain is made of.
 //
-// An English text is also indexed as its pairs of adjacent words (analyzerEnglishPairs:
-// the same words, then Bleve's shingle filter; a word the folding dropped leaves "_" in
-// its place), each at the position of its first word, in a field of its own. An English
-// phrase -- quoted, the words side by side, another translation's rendering (query.go) --
-// is looked up there as the phrase of its pairs: the same texts, but Bleve's phrase search
-// decodes the positions of its terms in every text having them all, and texts having every
-// pair are far fewer than texts having every word -- "Messenger of Allah said" took 111
-// ms, most of it in four phrases of words that 15,000 texts have. Arabic texts have no
-// pairs field: their pairs, names and particles of the chains, made the corpus's index take
-// 2 min 37 s to build (35 s without pairs, 1 min 39 s with English pairs), for queries of
-// common Arabic words that take 20-65 ms as phrases (docs/search.md).
+// Every text is also indexed as its pairs of adjacent words (analyzerEnglishPairs,
+// analyzerArabicPairs: the same words, then Bleve's shingle filter; a word the folding
+// dropped leaves "_" in its place), each at the position of its first word, in a field of
+// its own. A phrase -- quoted, the words side by side, another translation's rendering
+// (query.go) -- is looked up there as the phrase of its pairs: the same texts, but Bleve's
+// phrase search decodes the positions of its terms in every text having them all, and
+// texts having every pair are far fewer than texts having every word -- "Messenger of
+// Allah said" took 111 ms, most of it in four phrases of words that 15,000 texts have;
+// the quoted eulogy "قال رسول الله صلى الله عليه وسلم", 71-81 ms as words, 15 ms as pairs.
+// The pairs about double the time the corpus's index takes to build (42 s with English
+// pairs alone, 95 s with both, docs/search.md).
 const (
 	analyzerEnglish      = "athar_en"
 	analyzerArabic       = "athar_ar"
 	analyzerEnglishPairs = "athar_en_pairs"
+	analyzerArabicPairs  = "athar_ar_pairs"
 	foldFilter           = "athar_fold"
 	pairsFilter          = "athar_pairs"
 )
@@ -91,15 +92,17 @@ const (
 	// An English text's pairs of adjacent words (analyzerEnglishPairs): indexed from the
 	// same property as fieldText, with positions, not stored.
 	fieldTextPairs = "text_pairs"
-	fieldLanguage  = "language"
-	fieldEdition   = "edition"
-	fieldPosition  = "position"
-	fieldTitle     = "title"
-	fieldRefs      = "refs"
-	fieldColl      = "collection"
-	fieldChapter   = "chapter"
-	fieldGrade     = "grade"
-	fieldGrader    = "grader"
+	// An Arabic text's pairs of adjacent words (analyzerArabicPairs), as fieldTextPairs.
+	fieldTextArPairs = "text_ar_pairs"
+	fieldLanguage    = "language"
+	fieldEdition     = "edition"
+	fieldPosition    = "position"
+	fieldTitle       = "title"
+	fieldRefs        = "refs"
+	fieldColl        = "collection"
+	fieldChapter     = "chapter"
+	fieldGrade       = "grade"
+	fieldGrader      = "grader"
 	// A narration's entry (textindex.go): fieldKind is kindEntry, and no text field.
 	fieldKind  = "kind"
 	fieldHash  = "hash"
@@ -134,6 +137,13 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		"type":          custom.Name,
 		"tokenizer":     unicode.Name,
 		"token_filters": []string{foldFilter, porter.Name, pairsFilter},
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(analyzerArabicPairs, map[string]interface{}{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{foldFilter, pairsFilter},
 	}); err != nil {
 		return nil, err
 	}
@@ -178,7 +188,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 
 	dm := mapping.NewDocumentStaticMapping()
 	dm.AddFieldMappingsAt(fieldText, text(analyzerEnglish), pairs(fieldTextPairs, analyzerEnglishPairs))
-	dm.AddFieldMappingsAt(fieldTextAr, text(analyzerArabic))
+	dm.AddFieldMappingsAt(fieldTextAr, text(analyzerArabic), pairs(fieldTextArPairs, analyzerArabicPairs))
 	dm.AddFieldMappingsAt(fieldNarration, keywords(true))
 	dm.AddFieldMappingsAt(fieldLanguage, keywords(true))
 	dm.AddFieldMappingsAt(fieldEdition, storedOnly())

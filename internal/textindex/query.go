@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -260,14 +261,19 @@ func parseText(s string) ([]part, error) {
 // fields (each analyzed as its field is), and the filters are exact terms. The locator
 // mirrors the query's text clauses (not its filters), for the highlights (highlight.go).
 //
-// English phrases -- quoted, the words side by side, the renderings -- are looked for as
-// phrases of pairs of adjacent words (phraseQuery); with exact, as phrases of words, which
+// Phrases -- quoted, the words side by side, the renderings -- are looked for as phrases
+// of pairs of adjacent words (phraseQuery); with exact, as phrases of words, which
 // the tests compare them with (TestHighlightsAgreeWithBleve, TestPairsFindWhatPhrasesFind).
 func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator, error) {
 	parts, err := parseText(q.Text)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The words side by side are the words as typed; each word or phrase is one clause,
+	// however often it is typed ("رسول الله صلى الله عليه وسلم" has الله twice): the same
+	// texts, each posting list read once.
+	words := bareWords(parts)
+	parts = distinctParts(parts)
 	var clauses []query.Query
 	var clauseLocs []locator
 	for _, p := range parts {
@@ -289,7 +295,6 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 	}
 	var main query.Query
 	var mainLoc locator
-	words := bareWords(parts)
 	var equiv []string
 	if !q.All {
 		equiv = equivalents(words)
@@ -342,13 +347,13 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 	return bleve.NewConjunctionQuery(must...), mainLoc, nil
 }
 
-// phraseQuery finds the texts having text's words side by side in field. In English (a
-// field with pairs, analysis.go) it is the phrase of the words' pairs in the pairs field:
-// n words side by side are n-1 pairs at consecutive positions there, the same texts as
-// the words' phrase (TestPairsFindWhatPhrasesFind), but Bleve's phrase search then steps
-// through the texts having every pair, not every word -- "of" and "allah" are in 20,000
-// texts, "of allah" in far fewer, and "messenger of allah said" in fewer still. With exact,
-// or a single word, or in Arabic, it is the words' phrase.
+// phraseQuery finds the texts having text's words side by side in field: the phrase of
+// the words' pairs in the field's pairs field (analysis.go). n words side by side are n-1
+// pairs at consecutive positions there, the same texts as the words' phrase
+// (TestPairsFindWhatPhrasesFind), but Bleve's phrase search then steps through the texts
+// having every pair, not every word -- "of" and "allah" are in 20,000 texts, "of allah" in
+// far fewer, and "messenger of allah said" in fewer still -- and of those pairs it reads
+// every other one (alternatePairs). With exact, or a single word, it is the words' phrase.
 func phraseQuery(analyze analyzeFunc, field, text string, exact bool) query.BoostableQuery {
 	mq := bleve.NewMatchPhraseQuery(text)
 	mq.SetField(field)
@@ -365,6 +370,9 @@ func phraseQuery(analyze analyzeFunc, field, text string, exact bool) query.Boos
 		tq.SetField(pf)
 		return tq
 	}
+	if terms, ok := alternatePairs(analyze(pf, text)); ok {
+		return query.NewMultiPhraseQuery(terms, pf)
+	}
 	// A mark the folding drops before the first word puts a filler pair ("_ abu") at the
 	// first pair's position, as an alternative to it: the phrase still matches without it.
 	pq := bleve.NewMatchPhraseQuery(text)
@@ -373,11 +381,42 @@ func phraseQuery(analyze analyzeFunc, field, text string, exact bool) query.Boos
 	return pq
 }
 
+// alternatePairs returns the phrase of every other pair of a phrase's pairs (and the
+// last), the pairs between left as placeholders: the first, third, fifth ... pair fix
+// every word but maybe the last, which the last pair fixes, so the texts are the same as
+// with every pair -- "a b" at position p and "c d" at p+2 put b at p+1 and c at p+2, which
+// is the pair "b c" at p+1 -- and the phrase searcher reads about half the pairs' postings
+// and positions. Only for pairs one per position, without gaps and without fillers (a
+// word the folding dropped); ok is false otherwise, and for phrases of under four words,
+// whose pairs all count.
+func alternatePairs(pairs analysis.TokenStream) (terms [][]string, ok bool) {
+	if len(pairs) < 3 {
+		return nil, false
+	}
+	for i, t := range pairs {
+		if t.Position != pairs[0].Position+i || slices.Contains(strings.Split(string(t.Term), " "), "_") {
+			return nil, false
+		}
+	}
+	terms = make([][]string, len(pairs))
+	for i, t := range pairs {
+		if i%2 == 0 || i == len(pairs)-1 {
+			terms[i] = []string{string(t.Term)}
+		} else {
+			terms[i] = []string{""}
+		}
+	}
+	return terms, true
+}
+
 // pairsFieldOf is the pairs field of each text field; analyzerOf the analyzer of every field
 // a query analyzes its text for.
 var (
-	pairsFieldOf = map[string]string{fieldText: fieldTextPairs}
-	analyzerOf   = map[string]string{fieldText: analyzerEnglish, fieldTextAr: analyzerArabic, fieldTextPairs: analyzerEnglishPairs}
+	pairsFieldOf = map[string]string{fieldText: fieldTextPairs, fieldTextAr: fieldTextArPairs}
+	analyzerOf   = map[string]string{
+		fieldText: analyzerEnglish, fieldTextAr: analyzerArabic,
+		fieldTextPairs: analyzerEnglishPairs, fieldTextArPairs: analyzerArabicPairs,
+	}
 )
 
 // How much more a text with every word, and with the unquoted words side by side, scores.
@@ -422,6 +461,21 @@ var stopWords = func() map[string]bool {
 }()
 
 // bareWords returns the unquoted words of a query, in order.
+// distinctParts returns parts without the repeats of a word or phrase (folded as names
+// are), in the order they are first typed.
+func distinctParts(parts []part) []part {
+	seen := map[part]bool{}
+	out := parts[:0:0]
+	for _, p := range parts {
+		k := part{text: asearch.Normalize(p.text), phrase: p.phrase}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func bareWords(parts []part) []string {
 	var out []string
 	for _, p := range parts {

@@ -33,7 +33,7 @@ import (
 
 // Version is the version of the index's schema (its mapping, analyzers and what a Doc
 // holds). An index written with another version has no Stamp, so its owner rebuilds it.
-const Version = "5"
+const Version = "6"
 
 // Doc is what the index knows of one narration.
 type Doc struct {

@@ -454,6 +454,12 @@ func TestPairsFindWhatPhrasesFind(t *testing.T) {
 		{Narration: "narration:x-apart", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "He was told to strike his camel, and his neck was spared."}}},
 		{Narration: "narration:x-marks", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "Abu ʿ Bakr said: ʿ Abu Bakr, strike his neck ʾ. Abu Bakr ʿ"}}},
 		{Narration: "narration:x-start", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "Bakr said, and the Messenger of Allah said: Allah's Messenger said so."}}},
+		// Arabic: the words apart, a mark alone between and before words, the eulogy.
+		{Narration: "narration:x-ar-apart", Title: "x", Texts: []textindex.Text{{Language: "ar", Edition: "x", Text: "حدثنا عكرمة عن أبي زميل بن عمار قال رسول الله"}}},
+		{Narration: "narration:x-ar-marks", Title: "x", Texts: []textindex.Text{{Language: "ar", Edition: "x", Text: "ۖ عكرمة ۖ بن عمار قال: قَالَ رَسُولُ اللَّهِ صلى الله عليه وسلم ۖ"}}},
+		{Narration: "narration:x-ar-gap", Title: "x", Texts: []textindex.Text{{Language: "ar", Edition: "x", Text: "قال رسول ۖ الله صلى الله عليه ۖ وسلم، رسول الله صلى عليه وسلم"}}},
+		{Narration: "narration:x-gap", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "The Messenger of ʿ Allah said; Messenger of the Allah said; of Allah said Messenger of Allah"}}},
+		{Narration: "narration:x-gap2", Title: "x", Texts: []textindex.Text{{Language: "en", Edition: "x", Text: "The Messenger of the Allah wept; said Messenger"}}},
 	}
 	if err := ix.Put(ctx, extra...); err != nil {
 		t.Fatal(err)
@@ -477,6 +483,11 @@ func TestPairsFindWhatPhrasesFind(t *testing.T) {
 		{Text: `"Messenger of Allah said"`}, {Text: `"Allah's Messenger"`}, {Text: `"the Prophet (ﷺ) took ransom"`},
 		{Text: `"Abd al-Muttalib"`}, {Text: `"prisoners"`}, {Text: `Umar "the day" ransom`},
 		{Text: `"strike his neck" ransom`, All: true},
+		{Text: `"عكرمة بن عمار"`}, {Text: "عكرمة بن عمار"}, {Text: `"بن عمار"`}, {Text: `"ۖ عكرمة"`},
+		{Text: `"عكرمة ۖ بن"`}, {Text: "قال رسول الله"}, {Text: `"قال رسول الله صلى الله عليه وسلم"`},
+		{Text: `"رسول الله" عمار`, All: true},
+		{Text: "رسول الله صلى الله عليه وسلم"}, {Text: `"رسول الله صلى الله عليه وسلم"`}, {Text: `"رسول الله صلى عليه وسلم"`},
+		{Text: `"Messenger of the Allah said"`}, {Text: `"of Allah said Messenger"`},
 	}
 	for _, q := range queries {
 		q.First = 1000
@@ -491,6 +502,16 @@ func TestPairsFindWhatPhrasesFind(t *testing.T) {
 	}
 	if _, got := found(textindex.Query{Text: `"Abu ʿ Bakr"`}); !slices.Contains(got, "narration:x-marks/en") {
 		t.Error(`"Abu ʿ Bakr": the text with it is not found`)
+	}
+	for _, pair := range [][2]string{{"neck strike neck", "strike neck"}, {"رسول الله صلى الله عليه وسلم", "رسول الله صلى عليه وسلم"}} {
+		n1, got := found(textindex.Query{Text: pair[0]})
+		n2, want := found(textindex.Query{Text: pair[1]})
+		if n1 != n2 || !slices.Equal(got, want) {
+			t.Errorf("%q found %d %v, %q %d %v: a repeated word changed what is found", pair[0], n1, got, pair[1], n2, want)
+		}
+	}
+	if _, got := found(textindex.Query{Text: `"عكرمة بن عمار"`}); slices.Contains(got, "narration:x-ar-apart/ar") || !slices.Contains(got, "narration:x-ar-marks/ar") {
+		t.Errorf(`"عكرمة بن عمار": found %v; want the text with the marks between its words, not the one with the words apart`, got)
 	}
 }
 
