@@ -61,6 +61,11 @@ var corpusQueries = []struct{ name, query string }{
 	{`searchTexts "strike his neck"`, `{ searchTexts(query: "\"strike his neck\"", first: 20) { totalCount edges { node { narration { id } title snippet { text } } } } }`},
 	{"searchTexts عكرمة بن عمار (phrase)", `{ searchTexts(query: "\"عكرمة بن عمار\"", first: 20) { totalCount edges { node { narration { id } title snippet { text } } } } }`},
 	{"searchTexts cut off his head", `{ searchTexts(query: "cut off his head", first: 20) { totalCount edges { node { narration { id } title snippet { text } } } } }`},
+	// Phrases of the commonest words, as researchers type them: the eulogy quoted, and
+	// words most texts have (docs/search.md).
+	{"searchTexts قال رسول الله صلى الله عليه وسلم (phrase)", `{ searchTexts(query: "\"قال رسول الله صلى الله عليه وسلم\"", first: 20) { totalCount edges { node { narration { id } title snippet { text } } } } }`},
+	{"searchTexts قال رسول الله", `{ searchTexts(query: "قال رسول الله", first: 20) { totalCount edges { node { narration { id } title snippet { text } } } } }`},
+	{"searchTexts Messenger of Allah said", `{ searchTexts(query: "Messenger of Allah said", first: 20) { totalCount edges { node { narration { id } title snippet { text } } } } }`},
 	{"claims by predicate narrates, 50", `{ claims(predicate: "narrates", first: 50) { totalCount edges { node { id subject { id name } object { id } } } } }`},
 	{"claims: al-Zuhri transmits, 50 with evidence", `{ claims(subject: "person:al-zuhri", predicate: "transmits", first: 50) { totalCount edges { node { id object { id } attestations { narration { id } evidence start end edition } } } } }`},
 	{"claims: Abu Hurayrah as subject, 50", `{ claims(subject: "person:abu-hurayrah", first: 50) { totalCount edges { node { id predicate object { id } } } } }`},
