@@ -168,6 +168,11 @@ func (r *Resolver) latinMentions(text string) []Mention {
 		ws = append(ws, cur)
 	}
 	starts := func(w string) bool {
+		// A name is looked up only where its first letter is a capital (below): a word
+		// that does not start with one starts none, without folding it.
+		if first, _ := utf8.DecodeRuneInString(strings.TrimLeft(w, "'`‘’ʿʾ")); !unicode.IsUpper(first) {
+			return false
+		}
 		k := LatinKey(trimLatinName(w))
 		f, _, _ := strings.Cut(k, " ")
 		return f == "" || r.firstLatin[f]
@@ -193,6 +198,19 @@ func (r *Resolver) latinMentions(text string) []Mention {
 // skipped without looking anything up.
 func (r *Resolver) matchWords(text string, ws []word, starts, particle func(string) bool, look func(string, int) []athar.ID) []Mention {
 	var out []Mention
+	// Whether each word is a particle, and one that continues a name: asked of the same
+	// words for every length tried, so each is folded once.
+	memo := make([]uint8, 2*len(ws)) // 0 not asked yet, 1 no, 2 yes
+	is := func(i, k int, f func(string) bool) bool {
+		m := &memo[2*i+k]
+		if *m == 0 {
+			*m = 1
+			if f(text[ws[i].bs:ws[i].be]) {
+				*m = 2
+			}
+		}
+		return *m == 2
+	}
 	for i := 0; i < len(ws); {
 		if !starts(text[ws[i].bs:ws[i].be]) {
 			i++
@@ -203,13 +221,13 @@ func (r *Resolver) matchWords(text string, ws []word, starts, particle func(stri
 			if i+n > len(ws) || !spaced(text, ws[i:i+n]) {
 				continue
 			}
-			if lead := text[ws[i].bs:ws[i].be]; midParticle(lead) {
+			if is(i, 1, midParticle) {
 				break
 			}
-			if i > 0 && spaced(text, ws[i-1:i+1]) && particle(text[ws[i-1].bs:ws[i-1].be]) {
+			if i > 0 && spaced(text, ws[i-1:i+1]) && is(i-1, 0, particle) {
 				break
 			}
-			if i+n < len(ws) && spaced(text, ws[i+n-1:i+n+1]) && particle(text[ws[i+n].bs:ws[i+n].be]) {
+			if i+n < len(ws) && spaced(text, ws[i+n-1:i+n+1]) && is(i+n, 0, particle) {
 				continue
 			}
 			s := text[ws[i].bs:ws[i+n-1].be]
