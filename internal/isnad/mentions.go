@@ -128,15 +128,26 @@ func (r *Resolver) arabicMentions(text string) []Mention {
 			ws = append(ws, word{t.start, t.end, t.bs, t.be})
 		}
 	}
-	starts := func(w string) bool {
-		k := ArabicKey(w)
+	// Each word's comparison form, folded once for the three questions asked of it.
+	keys := make([]string, len(ws))
+	folded := make([]bool, len(ws))
+	key := func(i int) string {
+		if !folded[i] {
+			keys[i], folded[i] = ArabicKey(text[ws[i].bs:ws[i].be]), true
+		}
+		return keys[i]
+	}
+	starts := func(i int) bool {
+		k := key(i)
 		switch k {
 		case "", "ابي", "ابا":
 			return true // ArabicKey folds these only before another word
 		}
 		return r.firstArabic[k]
 	}
-	return r.matchWords(text, ws, starts, arabicParticle, func(k string, n int) []athar.ID {
+	particle := func(i int) bool { return arabicParticleKey(key(i)) }
+	mid := func(i int) bool { return midParticleKey(key(i), text[ws[i].bs:ws[i].be]) }
+	return r.matchWords(text, ws, starts, particle, mid, func(k string, n int) []athar.ID {
 		key := ArabicKey(k)
 		if n == 1 && key != "النبي" && !(strings.HasPrefix(key, "ال") && strings.HasSuffix(key, "ي")) {
 			return nil
@@ -167,7 +178,9 @@ func (r *Resolver) latinMentions(text string) []Mention {
 		cur.end, cur.be = ri, len(text)
 		ws = append(ws, cur)
 	}
-	starts := func(w string) bool {
+	word := func(i int) string { return text[ws[i].bs:ws[i].be] }
+	starts := func(i int) bool {
+		w := word(i)
 		// A name is looked up only where its first letter is a capital (below): a word
 		// that does not start with one starts none, without folding it.
 		if first, _ := utf8.DecodeRuneInString(strings.TrimLeft(w, "'`‘’ʿʾ")); !unicode.IsUpper(first) {
@@ -177,7 +190,9 @@ func (r *Resolver) latinMentions(text string) []Mention {
 		f, _, _ := strings.Cut(k, " ")
 		return f == "" || r.firstLatin[f]
 	}
-	return r.matchWords(text, ws, starts, latinParticle, func(k string, n int) []athar.ID {
+	particle := func(i int) bool { return latinParticle(word(i)) }
+	mid := func(i int) bool { return midParticle(word(i)) }
+	return r.matchWords(text, ws, starts, particle, mid, func(k string, n int) []athar.ID {
 		first, _ := utf8.DecodeRuneInString(strings.TrimLeft(k, "'`‘’ʿʾ"))
 		if !unicode.IsUpper(first) {
 			return nil
@@ -194,25 +209,26 @@ func (r *Resolver) latinMentions(text string) []Mention {
 // that is part of a longer name (a particle such as بن / ibn / Abu before it, or بن / ibn
 // after it) is not taken: "Malik" in "Ka'b bin Malik" is not Malik ibn Anas.
 //
-// starts reports whether a word can start a known name: positions where it cannot are
-// skipped without looking anything up.
-func (r *Resolver) matchWords(text string, ws []word, starts, particle func(string) bool, look func(string, int) []athar.ID) []Mention {
+// starts reports whether word i can start a known name: positions where it cannot are
+// skipped without looking anything up. particle and mid report whether word i is a
+// particle, and one that continues a name (midParticle).
+func (r *Resolver) matchWords(text string, ws []word, starts, particle, mid func(i int) bool, look func(string, int) []athar.ID) []Mention {
 	var out []Mention
-	// Whether each word is a particle, and one that continues a name: asked of the same
-	// words for every length tried, so each is folded once.
+	// particle and mid are asked of the same words for every length tried: each answer
+	// is kept.
 	memo := make([]uint8, 2*len(ws)) // 0 not asked yet, 1 no, 2 yes
-	is := func(i, k int, f func(string) bool) bool {
+	is := func(i, k int, f func(int) bool) bool {
 		m := &memo[2*i+k]
 		if *m == 0 {
 			*m = 1
-			if f(text[ws[i].bs:ws[i].be]) {
+			if f(i) {
 				*m = 2
 			}
 		}
 		return *m == 2
 	}
 	for i := 0; i < len(ws); {
-		if !starts(text[ws[i].bs:ws[i].be]) {
+		if !starts(i) {
 			i++
 			continue
 		}
@@ -221,7 +237,7 @@ func (r *Resolver) matchWords(text string, ws []word, starts, particle func(stri
 			if i+n > len(ws) || !spaced(text, ws[i:i+n]) {
 				continue
 			}
-			if is(i, 1, midParticle) {
+			if is(i, 1, mid) {
 				break
 			}
 			if i > 0 && spaced(text, ws[i-1:i+1]) && is(i-1, 0, particle) {
@@ -257,8 +273,10 @@ func spaced(text string, ws []word) bool {
 	return true
 }
 
-func arabicParticle(w string) bool {
-	switch ArabicKey(w) {
+// arabicParticleKey reports whether a word whose ArabicKey is k is a particle of a name
+// (بن, ابو, ام ...).
+func arabicParticleKey(k string) bool {
+	switch k {
 	case "بن", "ابن", "بنت", "ابو", "ابي", "ابا", "ام":
 		return true
 	}
@@ -274,8 +292,11 @@ func latinParticle(w string) bool {
 }
 
 // midParticle: a word that continues a name and cannot start one (بن, bin, b.).
-func midParticle(w string) bool {
-	switch ArabicKey(w) {
+func midParticle(w string) bool { return midParticleKey(ArabicKey(w), w) }
+
+// midParticleKey is midParticle of w, whose ArabicKey is k.
+func midParticleKey(k, w string) bool {
+	switch k {
 	case "بن", "بنت":
 		return true
 	}
