@@ -128,15 +128,24 @@ func (r *Resolver) arabicMentions(text string) []Mention {
 			ws = append(ws, word{t.start, t.end, t.bs, t.be})
 		}
 	}
-	// Each word's comparison form, folded once for the three questions asked of it.
+	// Each word is folded once (arabicFold): its comparison form answers the three
+	// questions asked of it, and the forms of runs of words are put together from their
+	// words' folds (arabicKeyOf) -- the same as ArabicKey of the run.
+	folds := make([][]string, len(ws))
 	keys := make([]string, len(ws))
 	folded := make([]bool, len(ws))
-	key := func(i int) string {
+	fold := func(i int) []string {
 		if !folded[i] {
-			keys[i], folded[i] = ArabicKey(text[ws[i].bs:ws[i].be]), true
+			folds[i] = arabicFold(text[ws[i].bs:ws[i].be])
+			keys[i], folded[i] = arabicKeyOf(folds[i]), true
 		}
+		return folds[i]
+	}
+	key := func(i int) string {
+		fold(i)
 		return keys[i]
 	}
+	var run []string
 	starts := func(i int) bool {
 		k := key(i)
 		switch k {
@@ -147,8 +156,12 @@ func (r *Resolver) arabicMentions(text string) []Mention {
 	}
 	particle := func(i int) bool { return arabicParticleKey(key(i)) }
 	mid := func(i int) bool { return midParticleKey(key(i), text[ws[i].bs:ws[i].be]) }
-	return r.matchWords(text, ws, starts, particle, mid, func(k string, n int) []athar.ID {
-		key := ArabicKey(k)
+	return r.matchWords(text, ws, starts, particle, mid, func(i, n int) []athar.ID {
+		run = run[:0]
+		for j := i; j < i+n; j++ {
+			run = append(run, fold(j)...)
+		}
+		key := arabicKeyOf(run)
 		if n == 1 && key != "النبي" && !(strings.HasPrefix(key, "ال") && strings.HasSuffix(key, "ي")) {
 			return nil
 		}
@@ -192,7 +205,8 @@ func (r *Resolver) latinMentions(text string) []Mention {
 	}
 	particle := func(i int) bool { return latinParticle(word(i)) }
 	mid := func(i int) bool { return midParticle(word(i)) }
-	return r.matchWords(text, ws, starts, particle, mid, func(k string, n int) []athar.ID {
+	return r.matchWords(text, ws, starts, particle, mid, func(i, n int) []athar.ID {
+		k := text[ws[i].bs:ws[i+n-1].be]
 		first, _ := utf8.DecodeRuneInString(strings.TrimLeft(k, "'`‘’ʿʾ"))
 		if !unicode.IsUpper(first) {
 			return nil
@@ -211,8 +225,9 @@ func (r *Resolver) latinMentions(text string) []Mention {
 //
 // starts reports whether word i can start a known name: positions where it cannot are
 // skipped without looking anything up. particle and mid report whether word i is a
-// particle, and one that continues a name (midParticle).
-func (r *Resolver) matchWords(text string, ws []word, starts, particle, mid func(i int) bool, look func(string, int) []athar.ID) []Mention {
+// particle, and one that continues a name (midParticle). look gives the people the n
+// words from word i name.
+func (r *Resolver) matchWords(text string, ws []word, starts, particle, mid func(i int) bool, look func(i, n int) []athar.ID) []Mention {
 	var out []Mention
 	// particle and mid are asked of the same words for every length tried: each answer
 	// is kept.
@@ -247,7 +262,7 @@ func (r *Resolver) matchWords(text string, ws []word, starts, particle, mid func
 				continue
 			}
 			s := text[ws[i].bs:ws[i+n-1].be]
-			ids := look(s, n)
+			ids := look(i, n)
 			if len(ids) != 1 {
 				continue
 			}

@@ -191,24 +191,41 @@ func isArabicScript(s string) bool {
 // alef and hamza forms unified, taa marbuta and alef maqsura folded), then the case forms
 // of the kunya and the patronymic unified (أبي / أبا → أبو, ابن → بن) and the accusative
 // alef of tanween dropped (أَنَسًا → أنس).
-func ArabicKey(s string) string {
+func ArabicKey(s string) string { return arabicKeyOf(arabicFold(s)) }
+
+// arabicFold is s folded by search.Normalize, without the accusative alef of tanween, as
+// words: ArabicKey before its case forms. The folding never joins or splits across white
+// space (Normalize breaks words at every space character, and the alef of tanween is
+// within a word), so the folded words of a run of words are its words' folded words one
+// after the other -- which lets Mentions fold each word of a text once (arabicMentions).
+func arabicFold(s string) []string {
 	s = strings.ReplaceAll(s, "\u064Bا", "")
 	s = strings.ReplaceAll(s, "ا\u064B", "")
-	words := strings.Fields(search.Normalize(s))
+	return strings.Fields(search.Normalize(s))
+}
+
+// arabicKeyOf is ArabicKey of folded words (arabicFold): the case forms of the kunya and
+// the patronymic unified, which depend on the word's place (أبي before another word, ابن
+// after one). words is not changed.
+func arabicKeyOf(words []string) string {
+	var b strings.Builder
 	for i, w := range words {
 		switch w {
 		case "ابي", "ابا":
 			if i+1 < len(words) {
-				words[i] = "ابو"
+				w = "ابو"
 			}
 		case "ابن":
 			if i > 0 {
-				words[i] = "بن"
+				w = "بن"
 			}
-
 		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
 	}
-	return strings.Join(words, " ")
+	return b.String()
 }
 
 // LatinKey is the comparison form of a transliterated name: search.Normalize, then the
