@@ -70,11 +70,22 @@ func TestAppendsAreDenseAndOrdered(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	heard := int64(0)
+	// Watch calls with 0 once it listens ("read the log again"): appends before that are
+	// not notified to it, so the appends start after it. (On a busy machine the LISTEN
+	// came after the last append, and the listener heard of none.)
+	listening := make(chan struct{})
+	var once sync.Once
 	go b.Watch(ctx, func(head int64) {
+		once.Do(func() { close(listening) })
 		mu.Lock()
 		heard = max(heard, head)
 		mu.Unlock()
 	})
+	select {
+	case <-listening:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the listener never listened")
+	}
 	if ok, err := a.AppendIfEmpty(ctx, []replica.Entry{{Kind: replica.KindImport, Narration: "narration:s", Source: "s.yaml", Format: replica.FormatText, Body: []byte("seed")}}); err != nil || !ok {
 		t.Fatalf("seed an empty log: %v %v", ok, err)
 	}
