@@ -364,13 +364,14 @@ func phraseQuery(analyze analyzeFunc, field, text string, exact bool) query.Boos
 	if len(analyze(field, text)) < 2 {
 		return mq
 	}
-	if pairs := analyze(pf, text); len(pairs) == 1 {
+	pairs := analyze(pf, text)
+	if len(pairs) == 1 {
 		// Two words are one pair: the texts having it, without positions.
 		tq := bleve.NewTermQuery(string(pairs[0].Term))
 		tq.SetField(pf)
 		return tq
 	}
-	if terms, ok := alternatePairs(analyze(pf, text)); ok {
+	if terms, ok := alternatePairs(pairs); ok {
 		return query.NewMultiPhraseQuery(terms, pf)
 	}
 	// A mark the folding drops before the first word puts a filler pair ("_ abu") at the
@@ -460,7 +461,6 @@ var stopWords = func() map[string]bool {
 	return out
 }()
 
-// bareWords returns the unquoted words of a query, in order.
 // distinctParts returns parts without the repeats of a word or phrase (folded as names
 // are), in the order they are first typed.
 func distinctParts(parts []part) []part {
@@ -476,6 +476,7 @@ func distinctParts(parts []part) []part {
 	return out
 }
 
+// bareWords returns the unquoted words of a query, in order.
 func bareWords(parts []part) []string {
 	var out []string
 	for _, p := range parts {
