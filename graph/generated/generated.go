@@ -5084,9 +5084,11 @@ extend type Query {
   """
   The narration texts (Arabic texts and translations) matching query, best first, as a
   Relay connection. query is words and "quoted phrases"; a text matches when it has any of
-  them, ranked higher the more it has and the rarer they are (all: true requires every
-  one); the commonest English words (his, of, the, ...) make no hit alone, only in a phrase,
-  with the other words, or in a query of nothing else. Forgiving of case, transliteration marks (' ` + "`" + ` ʿ ’), Latin diacritics, Arabic
+  them (all: true requires every one); the commonest English words (his, of, the, ...) make
+  no hit alone, only in a phrase, with the other words, or in a query of nothing else. The
+  texts with the words side by side as typed (or another translation's rendering of them)
+  come first, then those with every word, then the rest; within each group, the more of
+  the words a text has and the rarer they are, the higher it ranks. Forgiving of case, transliteration marks (' ` + "`" + ` ʿ ’), Latin diacritics, Arabic
   harakat and tatweel, hamza forms (أ إ آ ٱ) and taa marbuta (ة/ه): "عكرمة بن عمار" finds
   عِكْرِمَةُ بْنُ عَمَّارٍ. English words are stemmed ("prisoner" finds "prisoners"), Arabic words
   are not. Filters, each compared as folded names are: collection (a reference's, e.g.
@@ -5126,7 +5128,10 @@ type TextHit {
   title: String!
   "Where the narration is found (collection, number, edition or numbering scheme)."
   references: [Reference!]!
-  "Relevance (BM25-like tf-idf): only comparable within one search."
+  """
+  Relevance (tf-idf) within the hit's group (the words side by side, every word, any word):
+  comparable only within one search and one group.
+  """
   score: Float!
   snippet: TextSnippet!
 }

@@ -26,16 +26,16 @@ func pageSize(q Query) int {
 // words instead of phrases of pairs (phraseQuery): its hits and total, without snippets,
 // for TestPairsFindWhatPhrasesFind to compare.
 func (ix *Index) SearchExactPhrases(ctx context.Context, q Query) (Page, error) {
-	bq, _, err := buildQuery(q, ix.analyze, true)
+	pl, err := buildQuery(q, ix.analyze, true)
 	if err != nil {
 		return Page{}, err
 	}
-	res, err := ix.scored(ctx, bq, pageSize(q), 0)
+	hits, total, err := ix.run(ctx, pl, pageSize(q), 0)
 	if err != nil {
 		return Page{}, err
 	}
-	p := Page{Total: int(res.Total)}
-	for i, h := range res.Hits {
+	p := Page{Total: total}
+	for i, h := range hits {
 		p.Hits = append(p.Hits, hitOf(h, nil, encodeCursor(i+1)))
 	}
 	return p, nil
@@ -45,25 +45,25 @@ func (ix *Index) SearchExactPhrases(ctx context.Context, q Query) (Page, error) 
 // run again over the page's texts with their term locations (how Search found them before
 // its locators). TestHighlightsAgreeWithBleve compares the two.
 func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error) {
-	bq, _, err := buildQuery(q, ix.analyze, false)
+	pl, err := buildQuery(q, ix.analyze, false)
 	if err != nil {
 		return Page{}, err
 	}
 	// The words side by side and the renderings as the phrases they are, for their
 	// locations (the pairs fields have none).
-	exact, _, err := buildQuery(q, ix.analyze, true)
+	exact, err := buildQuery(q, ix.analyze, true)
 	if err != nil {
 		return Page{}, err
 	}
-	res, err := ix.scored(ctx, bq, pageSize(q), 0)
-	if err != nil || len(res.Hits) == 0 {
+	hits, total, err := ix.run(ctx, pl, pageSize(q), 0)
+	if err != nil || len(hits) == 0 {
 		return Page{}, err
 	}
-	ids := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
 		ids[i] = h.ID
 	}
-	lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), exact), len(ids), 0, false)
+	lreq := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), exact.whole), len(ids), 0, false)
 	lreq.IncludeLocations = true
 	lres, err := ix.bx.SearchInContext(ctx, lreq)
 	if err != nil {
@@ -80,8 +80,8 @@ func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error
 			}
 		}
 	}
-	p := Page{Total: int(res.Total)}
-	for i, h := range res.Hits {
+	p := Page{Total: total}
+	for i, h := range hits {
 		p.Hits = append(p.Hits, hitOf(h, spans[h.ID], encodeCursor(i+1)))
 	}
 	return p, nil

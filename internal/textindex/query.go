@@ -101,7 +101,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if from > MaxDepth {
 		return Page{}, athar.E(op, athar.Invalid, "after: paging stops at %d hits; narrow the search with words or filters", MaxDepth)
 	}
-	bq, loc, err := buildQuery(q, ix.analyze, false)
+	pl, err := buildQuery(q, ix.analyze, false)
 	if err != nil {
 		return Page{}, athar.E(op, athar.Invalid, err)
 	}
@@ -109,20 +109,56 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	// decoded for every match); then the locations of the query's terms in the page's
 	// texts only, from which the locator finds what matched (highlight.go). Ties in score
 	// keep the index's order, stable while it is unchanged.
-	res, err := ix.scored(ctx, bq, first, from)
+	hits, total, err := ix.run(ctx, pl, first, from)
 	if err != nil {
 		return Page{}, searchError(ctx, op, err)
 	}
-	spans, err := ix.highlights(ctx, res.Hits, loc)
+	spans, err := ix.highlights(ctx, hits, pl.loc)
 	if err != nil {
 		return Page{}, searchError(ctx, op, err)
 	}
-	p := Page{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
-	for i, h := range res.Hits {
+	p := Page{Total: total, Hits: make([]Hit, 0, len(hits))}
+	for i, h := range hits {
 		p.Hits = append(p.Hits, hitOf(h, spans[h.ID], encodeCursor(from+i+1)))
 	}
-	p.More = from+len(res.Hits) < p.Total
+	p.More = from+len(hits) < p.Total
 	return p, nil
+}
+
+// run returns the hits of pl from from (at most first), scored, with the stored fields a
+// hit shows, and how many texts match in all. The tiers are searched in turn, each for
+// what the page still lacks, skipping the hits of the pages before: the first page of
+// "Messenger of Allah said" scores the 1,373 texts with the words side by side, not the
+// 31,283 with any of them, which it only counts (unscored, Bleve then ORs the words'
+// posting lists). Each search reads the index as it is then; a write between two of one
+// request's searches may shift that page, as it may shift the pages after it.
+func (ix *Index) run(ctx context.Context, pl plan, first, from int) (search.DocumentMatchCollection, int, error) {
+	if len(pl.tiers) == 1 {
+		res, err := ix.scored(ctx, pl.tiers[0], first, from)
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Hits, int(res.Total), nil
+	}
+	var hits search.DocumentMatchCollection
+	for _, t := range pl.tiers {
+		if len(hits) == first {
+			break
+		}
+		res, err := ix.scored(ctx, t, first-len(hits), from)
+		if err != nil {
+			return nil, 0, err
+		}
+		hits = append(hits, res.Hits...)
+		from = max(0, from-int(res.Total))
+	}
+	req := bleve.NewSearchRequestOptions(pl.union, 0, 0, false)
+	req.Score = "none"
+	res, err := ix.bx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	return hits, int(res.Total), nil
 }
 
 // scored runs bq for the first hits from from, scored, with the stored fields a hit shows.
@@ -257,17 +293,33 @@ func parseText(s string) ([]part, error) {
 	return parts, nil
 }
 
-// buildQuery turns q into Bleve's query: each word or phrase is looked for in both text
-// fields (each analyzed as its field is), and the filters are exact terms. The locator
-// mirrors the query's text clauses (not its filters), for the highlights (highlight.go).
+// plan is how Search finds a query's texts.
+type plan struct {
+	// tiers are the texts matching, in rank order, none in two: the words side by side as
+	// typed (or another translation's rendering of them), then the texts with every word,
+	// then those with any; each tier is ranked by its own score. A query of one word or
+	// phrase, or with All, is one tier.
+	tiers []query.Query
+	// union is every text matching (the tiers' union), counted unscored, when the tiers
+	// are more than one.
+	union query.Query
+	// whole is the query as one: every clause of every tier, which the tests read and
+	// compare (its hits are the union's).
+	whole query.Query
+	// loc mirrors whole's text clauses (not its filters), for the highlights (highlight.go).
+	loc locator
+}
+
+// buildQuery turns q into Bleve's queries: each word or phrase is looked for in both text
+// fields (each analyzed as its field is), and the filters are exact terms.
 //
 // Phrases -- quoted, the words side by side, the renderings -- are looked for as phrases
 // of pairs of adjacent words (phraseQuery); with exact, as phrases of words, which
 // the tests compare them with (TestHighlightsAgreeWithBleve, TestPairsFindWhatPhrasesFind).
-func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator, error) {
+func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 	parts, err := parseText(q.Text)
 	if err != nil {
-		return nil, nil, err
+		return plan{}, err
 	}
 	// The words side by side are the words as typed; each word or phrase is one clause,
 	// however often it is typed ("رسول الله صلى الله عليه وسلم" has الله twice): the same
@@ -293,43 +345,54 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 		clauses = append(clauses, bleve.NewDisjunctionQuery(alts...))
 		clauseLocs = append(clauseLocs, altLocs)
 	}
-	var main query.Query
-	var mainLoc locator
 	var equiv []string
 	if !q.All {
 		equiv = equivalents(words)
 	}
+	var pl plan
 	if q.All || (len(clauses) == 1 && len(equiv) == 0) {
-		main = bleve.NewConjunctionQuery(clauses...)
-		mainLoc = allLoc(clauseLocs)
+		pl.whole = bleve.NewConjunctionQuery(clauses...)
+		pl.loc = allLoc(clauseLocs)
+		pl.tiers = []query.Query{pl.whole}
 	} else {
-		// Any word matches; texts with every word, and above all with the words as
-		// written side by side, come first: "عكرمة بن عمار" ranks the chains naming him
-		// above the many texts with بن alone. Another translation's rendering of the same
-		// words (renderings.go) ranks as the words side by side do.
+		// Any word matches; texts with the words as written side by side come first, then
+		// the texts with every word: "عكرمة بن عمار" ranks the chains naming him above the
+		// many texts with بن alone. Another translation's rendering of the same words
+		// (renderings.go) ranks as the words side by side do.
 		all := bleve.NewConjunctionQuery(clauses...)
-		all.SetBoost(boostAll)
-		boosted := []query.Query{all}
-		locs := anyLoc{allLoc(clauseLocs)}
-		phrase := func(text string, fields ...string) {
+		var phrases, renderings []query.Query
+		var locs anyLoc
+		phrase := func(text string, fields ...string) []query.Query {
+			var out []query.Query
 			for _, f := range fields {
-				pq := phraseQuery(analyze, f, text, exact)
-				pq.SetBoost(boostPhrase)
-				boosted = append(boosted, pq)
+				out = append(out, phraseQuery(analyze, f, text, exact))
 				locs = append(locs, phraseOf(analyze, f, text))
 			}
+			return out
 		}
 		if len(words) > 1 {
-			phrase(strings.Join(words, " "), fieldText, fieldTextAr)
+			phrases = phrase(strings.Join(words, " "), fieldText, fieldTextAr)
 		}
 		for _, e := range equiv {
-			phrase(e, fieldText) // the renderings are English
+			renderings = append(renderings, phrase(e, fieldText)...) // the renderings are English
 		}
 		alone, aloneLocs := anyOf(parts, clauses, clauseLocs)
-		main = bleve.NewDisjunctionQuery(append(boosted, alone...)...)
-		mainLoc = append(locs, aloneLocs...)
+		side := append(phrases, renderings...)
+		locs = append(locs, allLoc(clauseLocs))
+		pl.loc = append(locs, aloneLocs...)
+		// Every text with every word has one of the words that make a hit alone (all of
+		// them count when all are stop words), and so has a text with the words side by
+		// side: the union is the words alone and the renderings.
+		pl.union = bleve.NewDisjunctionQuery(append(alone[:len(alone):len(alone)], renderings...)...)
+		pl.whole = bleve.NewDisjunctionQuery(append(append(side[:len(side):len(side)], all), alone...)...)
+		if len(side) > 0 {
+			first := bleve.NewDisjunctionQuery(side...)
+			pl.tiers = []query.Query{first, without(all, first), without(bleve.NewDisjunctionQuery(alone...), all, first)}
+		} else {
+			pl.tiers = []query.Query{all, without(bleve.NewDisjunctionQuery(alone...), all)}
+		}
 	}
-	must := []query.Query{main}
+	var filters []query.Query
 	for _, f := range []struct{ field, value string }{
 		{fieldColl, q.Collection}, {fieldGrade, q.Grade}, {fieldGrader, q.Grader},
 		{fieldChapter, q.Chapter}, {fieldLanguage, q.Language},
@@ -339,12 +402,29 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (query.Query, locator,
 		}
 		tq := bleve.NewTermQuery(asearch.Normalize(f.value))
 		tq.SetField(f.field)
-		must = append(must, tq)
+		filters = append(filters, tq)
 	}
-	if len(must) == 1 {
-		return main, mainLoc, nil
+	if len(filters) > 0 {
+		filtered := func(q query.Query) query.Query {
+			if q == nil {
+				return nil
+			}
+			return bleve.NewConjunctionQuery(append([]query.Query{q}, filters...)...)
+		}
+		for i, t := range pl.tiers {
+			pl.tiers[i] = filtered(t)
+		}
+		pl.union, pl.whole = filtered(pl.union), filtered(pl.whole)
 	}
-	return bleve.NewConjunctionQuery(must...), mainLoc, nil
+	return pl, nil
+}
+
+// without is the texts q matches but none of not does, scored as q scores them.
+func without(q query.Query, not ...query.Query) query.Query {
+	b := bleve.NewBooleanQuery()
+	b.AddMust(q)
+	b.AddMustNot(not...)
+	return b
 }
 
 // phraseQuery finds the texts having text's words side by side in field: the phrase of
@@ -418,12 +498,6 @@ var (
 		fieldText: analyzerEnglish, fieldTextAr: analyzerArabic,
 		fieldTextPairs: analyzerEnglishPairs, fieldTextArPairs: analyzerArabicPairs,
 	}
-)
-
-// How much more a text with every word, and with the unquoted words side by side, scores.
-const (
-	boostAll    = 2
-	boostPhrase = 4
 )
 
 // anyOf gives the clauses that make a hit on their own when any word may match: every

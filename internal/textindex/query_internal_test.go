@@ -25,11 +25,11 @@ func TestPhrasesAreLookedUpAsPairs(t *testing.T) {
 		{`"strike his neck"`, []string{fieldTextPairs}},
 		{`Messenger of Allah said`, []string{fieldTextPairs}},
 	} {
-		q, _, err := buildQuery(Query{Text: tc.query}, ix.analyze, false)
+		pl, err := buildQuery(Query{Text: tc.query}, ix.analyze, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(q)
+		b, err := json.Marshal(pl.whole)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,11 +38,11 @@ func TestPhrasesAreLookedUpAsPairs(t *testing.T) {
 				t.Errorf("%s: the query does not look in %s: %s", tc.query, f, b)
 			}
 		}
-		exact, _, err := buildQuery(Query{Text: tc.query}, ix.analyze, true)
+		exact, err := buildQuery(Query{Text: tc.query}, ix.analyze, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b, _ := json.Marshal(exact); strings.Contains(string(b), "_pairs") {
+		if b, _ := json.Marshal(exact.whole); strings.Contains(string(b), "_pairs") {
 			t.Errorf("%s: the exact query looks in a pairs field: %s", tc.query, b)
 		}
 	}
@@ -56,11 +56,11 @@ func TestRepeatedWordsAreOneClause(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	q, _, err := buildQuery(Query{Text: "رسول الله صلى الله عليه وسلم"}, ix.analyze, true)
+	pl, err := buildQuery(Query{Text: "رسول الله صلى الله عليه وسلم"}, ix.analyze, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(q)
+	b, err := json.Marshal(pl.whole)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -401,6 +401,100 @@ func TestPutStopsWithContext(t *testing.T) {
 
 // TestEquivalentRenderings: unquoted words find the other translations' renderings of the
 // same Arabic; a quoted phrase and All stay exact.
+// Hits come in three groups -- the words side by side as typed, then every word, then any
+// -- whatever their scores: a long text with the phrase above a short one with every word
+// apart, and that above texts with one word many times. Every page, however the query is
+// paged, has the same total and continues where the page before stopped.
+func TestHitsRankByWhatTheyMatch(t *testing.T) {
+	ix, err := textindex.Open(filepath.Join(t.TempDir(), "texts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	filler := strings.Repeat("and then they went on their way to the city ", 30)
+	texts := map[string]string{
+		"narration:phrase":     filler + "and the Messenger of Allah said: pray. " + filler,
+		"narration:phrase-too": "The Messenger of Allah said it twice, and the Messenger of Allah said so.",
+		"narration:every-word": "Allah said to His Messenger.",
+		"narration:one-word":   "Messenger, Messenger, Messenger.",
+		"narration:other-word": "Allah.",
+		"narration:two-words":  "The Messenger said.",
+		"narration:no-word":    "Nothing of the kind.",
+		"narration:stop-words": "Of the said kind of thing.",
+	}
+	var docs []textindex.Doc
+	for id, text := range texts {
+		d := textindex.Doc{Narration: id, Title: id, Texts: []textindex.Text{{Language: "en", Text: text}}}
+		if id == "narration:phrase-too" || id == "narration:one-word" || id == "narration:no-word" {
+			d.Collection = []string{"Test Collection"}
+		}
+		docs = append(docs, d)
+	}
+	ctx := context.Background()
+	if err := ix.Put(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	group := map[string]int{
+		"narration:phrase": 0, "narration:phrase-too": 0,
+		"narration:every-word": 1,
+		"narration:one-word":   2, "narration:other-word": 2, "narration:two-words": 2, "narration:stop-words": 2,
+	}
+	whole, err := ix.Search(ctx, textindex.Query{Text: "Messenger of Allah said", First: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Total != len(group) || len(whole.Hits) != len(group) || whole.More {
+		t.Fatalf("%d hits of %d (more %v), want the %d texts with any word: %v", len(whole.Hits), whole.Total, whole.More, len(group), hitKeys(whole))
+	}
+	for _, h := range whole.Hits {
+		t.Logf("%s %.4f", h.Narration, h.Score)
+	}
+	for i, h := range whole.Hits {
+		g, ok := group[h.Narration]
+		if !ok {
+			t.Fatalf("hit %s has none of the words", h.Narration)
+		}
+		if i > 0 {
+			prev := whole.Hits[i-1]
+			switch pg := group[prev.Narration]; {
+			case pg > g:
+				t.Errorf("%s (group %d) after %s (group %d): %v", h.Narration, g, prev.Narration, pg, hitKeys(whole))
+			case pg == g && prev.Score < h.Score:
+				t.Errorf("within group %d, %s (%.3f) after %s (%.3f)", g, h.Narration, h.Score, prev.Narration, prev.Score)
+			}
+		}
+	}
+	for first := 1; first <= len(group); first++ {
+		var paged []string
+		q := textindex.Query{Text: "Messenger of Allah said", First: first}
+		for {
+			p, err := ix.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Total != whole.Total {
+				t.Fatalf("first %d: total %d on a page, %d in all", first, p.Total, whole.Total)
+			}
+			paged = append(paged, hitKeys(p)...)
+			if !p.More {
+				break
+			}
+			q.After = p.Hits[len(p.Hits)-1].Cursor
+		}
+		if !slices.Equal(paged, hitKeys(whole)) {
+			t.Errorf("pages of %d give %v, one page %v", first, paged, hitKeys(whole))
+		}
+	}
+	// A filter applies to every group and to the total.
+	filtered, err := ix.Search(ctx, textindex.Query{Text: "Messenger of Allah said", Collection: "test collection"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"narration:phrase-too/en", "narration:one-word/en"}; filtered.Total != 2 || !slices.Equal(hitKeys(filtered), want) {
+		t.Errorf("in one collection: %v (total %d), want %v", hitKeys(filtered), filtered.Total, want)
+	}
+}
+
 func TestEquivalentRenderings(t *testing.T) {
 	ix, _ := openFixture(t)
 	ctx := context.Background()
