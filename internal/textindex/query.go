@@ -152,13 +152,38 @@ func (ix *Index) run(ctx context.Context, pl plan, first, from int) (search.Docu
 		hits = append(hits, res.Hits...)
 		from = max(0, from-int(res.Total))
 	}
-	req := bleve.NewSearchRequestOptions(pl.union, 0, 0, false)
-	req.Score = "none"
-	res, err := ix.bx.SearchInContext(ctx, req)
+	total, err := ix.count(ctx, pl.countTerms)
 	if err != nil {
 		return nil, 0, err
 	}
-	return hits, int(res.Total), nil
+	if pl.countRest != nil {
+		rest := pl.countRest
+		if pl.countTerms != nil {
+			rest = without(rest, pl.countTerms)
+		}
+		n, err := ix.count(ctx, rest)
+		if err != nil {
+			return nil, 0, err
+		}
+		total += n
+	}
+	return hits, total, nil
+}
+
+// count returns how many texts q matches, unscored: a disjunction of terms is then one OR
+// of their posting lists (Bleve's "unadorned" searcher), where a disjunction of
+// disjunctions steps through every text.
+func (ix *Index) count(ctx context.Context, q query.Query) (int, error) {
+	if q == nil {
+		return 0, nil
+	}
+	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
+	req.Score = "none"
+	res, err := ix.bx.SearchInContext(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	return int(res.Total), nil
 }
 
 // scored runs bq for the first hits from from, scored, with the stored fields a hit shows.
@@ -300,9 +325,11 @@ type plan struct {
 	// then those with any; each tier is ranked by its own score. A query of one word or
 	// phrase, or with All, is one tier.
 	tiers []query.Query
-	// union is every text matching (the tiers' union), counted unscored, when the tiers
-	// are more than one.
-	union query.Query
+	// With more than one tier, the texts matching are counted in two parts, unscored:
+	// countTerms, the words that make a hit alone as one disjunction of their terms in
+	// each field, and countRest, the phrases and renderings, without the texts countTerms
+	// has. Either may be nil.
+	countTerms, countRest query.Query
 	// whole is the query as one: every clause of every tier, which the tests read and
 	// compare (its hits are the union's).
 	whole query.Query
@@ -376,14 +403,40 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 		for _, e := range equiv {
 			renderings = append(renderings, phrase(e, fieldText)...) // the renderings are English
 		}
-		alone, aloneLocs := anyOf(parts, clauses, clauseLocs)
+		var alone []query.Query
+		var aloneLocs []locator
+		for _, i := range anyOf(parts) {
+			alone = append(alone, clauses[i])
+			aloneLocs = append(aloneLocs, clauseLocs[i])
+		}
 		side := append(phrases, renderings...)
 		locs = append(locs, allLoc(clauseLocs))
 		pl.loc = append(locs, aloneLocs...)
 		// Every text with every word has one of the words that make a hit alone (all of
 		// them count when all are stop words), and so has a text with the words side by
-		// side: the union is the words alone and the renderings.
-		pl.union = bleve.NewDisjunctionQuery(append(alone[:len(alone):len(alone)], renderings...)...)
+		// side: the texts matching are those of the words alone and the renderings.
+		var terms, rest []query.Query
+		for _, i := range anyOf(parts) {
+			p := parts[i]
+			if p.phrase {
+				rest = append(rest, clauses[i])
+				continue
+			}
+			for _, f := range []string{fieldText, fieldTextAr} {
+				for _, tok := range analyze(f, p.text) {
+					tq := bleve.NewTermQuery(string(tok.Term))
+					tq.SetField(f)
+					terms = append(terms, tq)
+				}
+			}
+		}
+		rest = append(rest, renderings...)
+		if len(terms) > 0 {
+			pl.countTerms = bleve.NewDisjunctionQuery(terms...)
+		}
+		if len(rest) > 0 {
+			pl.countRest = bleve.NewDisjunctionQuery(rest...)
+		}
 		pl.whole = bleve.NewDisjunctionQuery(append(append(side[:len(side):len(side)], all), alone...)...)
 		if len(side) > 0 {
 			first := bleve.NewDisjunctionQuery(side...)
@@ -414,7 +467,7 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 		for i, t := range pl.tiers {
 			pl.tiers[i] = filtered(t)
 		}
-		pl.union, pl.whole = filtered(pl.union), filtered(pl.whole)
+		pl.countTerms, pl.countRest, pl.whole = filtered(pl.countTerms), filtered(pl.countRest), filtered(pl.whole)
 	}
 	return pl, nil
 }
@@ -500,26 +553,26 @@ var (
 	}
 )
 
-// anyOf gives the clauses that make a hit on their own when any word may match: every
-// phrase and every word but the commonest English ones (Snowball's stop words: "his",
-// "off", "the", ...), which alone would make nearly every English text a hit -- "cut off
-// his head" found 14,471 texts, most of them for "his" alone, and scoring them all was
-// most of the search's time. Those words still count where they are part of the question:
-// in the phrases, and in the texts with every word, which rank first. A query of such
-// words only keeps them all.
-func anyOf(parts []part, clauses []query.Query, locs []locator) ([]query.Query, []locator) {
-	var out []query.Query
-	var outLocs []locator
+// anyOf gives the indexes of the parts that make a hit on their own when any word may
+// match: every phrase and every word but the commonest English ones (Snowball's stop
+// words: "his", "off", "the", ...), which alone would make nearly every English text a
+// hit -- "cut off his head" found 14,471 texts, most of them for "his" alone, and scoring
+// them all was most of the search's time. Those words still count where they are part of
+// the question: in the phrases, and in the texts with every word, which rank first. A
+// query of such words only keeps them all.
+func anyOf(parts []part) []int {
+	var out []int
 	for i, p := range parts {
 		if p.phrase || !stopWords[asearch.Normalize(p.text)] {
-			out = append(out, clauses[i])
-			outLocs = append(outLocs, locs[i])
+			out = append(out, i)
 		}
 	}
 	if len(out) == 0 {
-		return clauses, locs
+		for i := range parts {
+			out = append(out, i)
+		}
 	}
-	return out, outLocs
+	return out
 }
 
 // stopWords are Bleve's English stop words (Snowball's list), folded as the index folds.
