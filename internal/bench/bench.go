@@ -171,7 +171,7 @@ func runSize(ctx context.Context, cfg Config, n int) (Result, error) {
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	url := "http://" + addr
-	if err := waitHealthy(ctx, url); err != nil {
+	if err := waitHealthy(ctx, url, srv.Process.Pid); err != nil {
 		return res, err
 	}
 	// A new store's full-text index is built in the background when it is first served
@@ -483,7 +483,7 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-func waitHealthy(ctx context.Context, url string) error {
+func waitHealthy(ctx context.Context, url string, pid int) error {
 	deadline := time.Now().Add(10 * time.Minute) // a large store builds its search index first
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(url + "/healthz"); err == nil {
@@ -495,9 +495,24 @@ func waitHealthy(ctx context.Context, url string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if exited(pid) {
+			return fmt.Errorf("the server (pid %d) exited before %s/healthz answered: another process may hold its store", pid, url)
+		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("server at %s never became healthy", url)
+}
+
+// exited reports whether the child process pid has exited (a zombie until it is waited
+// for) or is gone.
+func exited(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the command's name, which is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X'
 }
 
 // procStatus reads a memory figure (e.g. VmHWM, the peak resident set) of a process from

@@ -103,7 +103,7 @@ func RunCorpus(ctx context.Context, cfg CorpusConfig) (CorpusResult, error) {
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	url := "http://" + addr
-	if err := waitHealthy(ctx, url); err != nil {
+	if err := waitHealthy(ctx, url, srv.Process.Pid); err != nil {
 		return res, err
 	}
 	res.Start = time.Since(begin)
