@@ -38,7 +38,7 @@ gradings:
 const searchQ = `query($q: String!, $first: Int, $after: String, $language: String, $collection: String, $grade: String, $grader: String) {
   searchTexts(query: $q, first: $first, after: $after, language: $language, collection: $collection, grade: $grade, grader: $grader) {
     totalCount pageInfo { hasNextPage endCursor }
-    edges { cursor node { narration { id text } position language title score
+    edges { cursor node { narration { id text } position language title score match
       references { collection number edition }
       snippet { text start end highlights { start end } } } } } }`
 
@@ -49,6 +49,7 @@ type textHitJSON struct {
 	Language  string
 	Title     string
 	Score     float64
+	Match     string
 	Snippet   struct {
 		Text       string
 		Start, End int
@@ -102,6 +103,9 @@ func TestSearchTexts(t *testing.T) {
 		t.Fatalf("strike his neck: %v (%d)", h.ids(), h.SearchTexts.TotalCount)
 	}
 	checkHits(t, h, "strike his neck")
+	if m := h.SearchTexts.Edges[0].Node.Match; m != "EVERY_WORD" {
+		t.Errorf(`"strike his neck": match %s, want EVERY_WORD`, m)
+	}
 
 	// "his" alone is in most English texts of the seeds.
 	e.query(t, searchQ, map[string]any{"q": "his", "first": 3}, &h)
@@ -115,6 +119,13 @@ func TestSearchTexts(t *testing.T) {
 	e.query(t, searchQ, map[string]any{"q": "strike his neck", "first": 3}, &h)
 	if h.SearchTexts.TotalCount != 2 || h.ids()[0] != "narration:ahmad-208" || h.ids()[1] != "narration:muslim-1763" {
 		t.Fatalf("strike his neck unquoted: %v (%d), want Ahmad 208 and Muslim 1763 of %d texts with his", h.ids(), h.SearchTexts.TotalCount, withHis)
+	}
+	// Both have the words side by side: Ahmad 208 as typed, Muslim 1763 as rendered. The
+	// quoted phrase is one group, every word.
+	for _, e := range h.SearchTexts.Edges {
+		if e.Node.Match != "SIDE_BY_SIDE" {
+			t.Errorf("strike his neck unquoted: %s matches %s, want SIDE_BY_SIDE", e.Node.Narration.ID, e.Node.Match)
+		}
 	}
 	checkHits(t, h, "strike", "his", "neck", "strike his neck", "his neck", "strike his", "cut off his head")
 

@@ -507,6 +507,7 @@ type ComplexityRoot struct {
 	TextHit struct {
 		Edition    func(childComplexity int) int
 		Language   func(childComplexity int) int
+		Match      func(childComplexity int) int
 		Narration  func(childComplexity int) int
 		Position   func(childComplexity int) int
 		References func(childComplexity int) int
@@ -3653,6 +3654,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TextHit.Language(childComplexity), true
+	case "TextHit.match":
+		if e.ComplexityRoot.TextHit.Match == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TextHit.Match(childComplexity), true
 	case "TextHit.narration":
 		if e.ComplexityRoot.TextHit.Narration == nil {
 			break
@@ -5133,7 +5140,22 @@ type TextHit {
   comparable only within one search and one group.
   """
   score: Float!
+  "Which group of hits this text is in: what it has of the query."
+  match: TextMatch!
   snippet: TextSnippet!
+}
+
+"""
+What a text has of a search's query. Hits come group by group, in this order, each
+group ranked by score.
+"""
+enum TextMatch {
+  "The unquoted words side by side, as typed, or another translation's rendering of them."
+  SIDE_BY_SIDE
+  "Every word and phrase of the query (every hit of a query of one word or phrase, or with all: true)."
+  EVERY_WORD
+  "Some of the words or phrases."
+  SOME_WORDS
 }
 
 """
@@ -5879,6 +5901,8 @@ func (ec *executionContext) childFields_TextHit(ctx context.Context, field graph
 		return ec.fieldContext_TextHit_references(ctx, field)
 	case "score":
 		return ec.fieldContext_TextHit_score(ctx, field)
+	case "match":
+		return ec.fieldContext_TextHit_match(ctx, field)
 	case "snippet":
 		return ec.fieldContext_TextHit_snippet(ctx, field)
 	}
@@ -21631,6 +21655,29 @@ func (ec *executionContext) fieldContext_TextHit_score(_ context.Context, field 
 	return graphql.NewScalarFieldContext("TextHit", field, true, false, "Float")
 }
 
+func (ec *executionContext) _TextHit_match(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TextHit_match(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Match(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TextMatch) graphql.Marshaler {
+			return ec.marshalNTextMatch2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextMatch(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TextHit_match(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TextHit", field, true, false, "TextMatch")
+}
+
 func (ec *executionContext) _TextHit_snippet(ctx context.Context, field graphql.CollectedField, obj *model.TextHit) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26888,6 +26935,11 @@ func (ec *executionContext) _TextHit(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "match":
+			out.Values[i] = ec._TextHit_match(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "snippet":
 			out.Values[i] = ec._TextHit_snippet(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28395,6 +28447,16 @@ func (ec *executionContext) marshalNTextHitEdge2ᚖgithubᚗcomᚋatharᚑhadith
 		return graphql.Null
 	}
 	return ec._TextHitEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTextMatch2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextMatch(ctx context.Context, v any) (model.TextMatch, error) {
+	var res model.TextMatch
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTextMatch2githubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextMatch(ctx context.Context, sel ast.SelectionSet, v model.TextMatch) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNTextSnippet2ᚖgithubᚗcomᚋatharᚑhadithᚋatharᚋgraphᚋmodelᚐTextSnippet(ctx context.Context, sel ast.SelectionSet, v *model.TextSnippet) graphql.Marshaler {

@@ -465,6 +465,68 @@ func (e GradingScope) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// What a text has of a search's query. Hits come group by group, in this order, each
+// group ranked by score.
+type TextMatch string
+
+const (
+	// The unquoted words side by side, as typed, or another translation's rendering of them.
+	TextMatchSideBySide TextMatch = "SIDE_BY_SIDE"
+	// Every word and phrase of the query (every hit of a query of one word or phrase, or with all: true).
+	TextMatchEveryWord TextMatch = "EVERY_WORD"
+	// Some of the words or phrases.
+	TextMatchSomeWords TextMatch = "SOME_WORDS"
+)
+
+var AllTextMatch = []TextMatch{
+	TextMatchSideBySide,
+	TextMatchEveryWord,
+	TextMatchSomeWords,
+}
+
+func (e TextMatch) IsValid() bool {
+	switch e {
+	case TextMatchSideBySide, TextMatchEveryWord, TextMatchSomeWords:
+		return true
+	}
+	return false
+}
+
+func (e TextMatch) String() string {
+	return string(e)
+}
+
+func (e *TextMatch) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TextMatch(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TextMatch", str)
+	}
+	return nil
+}
+
+func (e TextMatch) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TextMatch) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TextMatch) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type TextSource string
 
 const (

@@ -23,6 +23,18 @@ func (h *TextHit) Title() string { return h.H.Title }
 // Score is the hit's relevance.
 func (h *TextHit) Score() float64 { return h.H.Score }
 
+// Match is which group of hits the text is in.
+func (h *TextHit) Match() TextMatch {
+	switch h.H.Match {
+	case textindex.SideBySide:
+		return TextMatchSideBySide
+	case textindex.EveryWord:
+		return TextMatchEveryWord
+	default:
+		return TextMatchSomeWords
+	}
+}
+
 // References are where the narration is found.
 func (h *TextHit) References() []*Reference {
 	out := make([]*Reference, len(h.H.References))

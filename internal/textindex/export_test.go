@@ -30,7 +30,7 @@ func (ix *Index) SearchExactPhrases(ctx context.Context, q Query) (Page, error) 
 	if err != nil {
 		return Page{}, err
 	}
-	hits, total, err := ix.run(ctx, pl, pageSize(q), 0)
+	hits, _, total, err := ix.run(ctx, pl, pageSize(q), 0)
 	if err != nil {
 		return Page{}, err
 	}
@@ -55,7 +55,7 @@ func (ix *Index) SearchBleveLocations(ctx context.Context, q Query) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
-	hits, total, err := ix.run(ctx, pl, pageSize(q), 0)
+	hits, _, total, err := ix.run(ctx, pl, pageSize(q), 0)
 	if err != nil || len(hits) == 0 {
 		return Page{}, err
 	}

@@ -66,9 +66,36 @@ type Hit struct {
 	Edition    string
 	Title      string
 	References []Reference
-	Score      float64
+	Score      float64 // relevance within the hit's group (Match)
+	Match      Match   // which group of hits it is in
 	Snippet    Snippet
 	Cursor     string // pass as Query.After for the hits after this one
+}
+
+// Match is what a hit has of the query, which orders the hits: every hit of one group
+// comes before any of the next.
+type Match int
+
+const (
+	// SideBySide: the unquoted words side by side, as typed, or another translation's
+	// rendering of them.
+	SideBySide Match = iota
+	// EveryWord: every word and phrase of the query (every hit of a query of one word or
+	// phrase, or with All).
+	EveryWord
+	// SomeWords: some of the words or phrases.
+	SomeWords
+)
+
+func (m Match) String() string {
+	switch m {
+	case SideBySide:
+		return "side by side"
+	case EveryWord:
+		return "every word"
+	default:
+		return "some words"
+	}
 }
 
 // Snippet is a passage of the hit's text around what matched. Every offset is in Unicode
@@ -109,7 +136,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	// decoded for every match); then the locations of the query's terms in the page's
 	// texts only, from which the locator finds what matched (highlight.go). Ties in score
 	// keep the index's order, stable while it is unchanged.
-	hits, total, err := ix.run(ctx, pl, first, from)
+	hits, groups, total, err := ix.run(ctx, pl, first, from)
 	if err != nil {
 		return Page{}, searchError(ctx, op, err)
 	}
@@ -119,7 +146,9 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 	}
 	p := Page{Total: total, Hits: make([]Hit, 0, len(hits))}
 	for i, h := range hits {
-		p.Hits = append(p.Hits, hitOf(h, spans[h.ID], encodeCursor(from+i+1)))
+		hit := hitOf(h, spans[h.ID], encodeCursor(from+i+1))
+		hit.Match = groups[i]
+		p.Hits = append(p.Hits, hit)
 	}
 	p.More = from+len(hits) < p.Total
 	return p, nil
@@ -132,29 +161,33 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 // 31,283 with any of them, which it only counts (unscored, Bleve then ORs the words'
 // posting lists). Each search reads the index as it is then; a write between two of one
 // request's searches may shift that page, as it may shift the pages after it.
-func (ix *Index) run(ctx context.Context, pl plan, first, from int) (search.DocumentMatchCollection, int, error) {
+func (ix *Index) run(ctx context.Context, pl plan, first, from int) (hits search.DocumentMatchCollection, groups []Match, total int, err error) {
 	if len(pl.tiers) == 1 {
 		res, err := ix.scored(ctx, pl.tiers[0], first, from)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
-		return res.Hits, int(res.Total), nil
+		for range res.Hits {
+			groups = append(groups, pl.groups[0])
+		}
+		return res.Hits, groups, int(res.Total), nil
 	}
-	var hits search.DocumentMatchCollection
-	for _, t := range pl.tiers {
+	for i, t := range pl.tiers {
 		if len(hits) == first {
 			break
 		}
 		res, err := ix.scored(ctx, t, first-len(hits), from)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		hits = append(hits, res.Hits...)
+		for range res.Hits {
+			groups = append(groups, pl.groups[i])
+		}
 		from = max(0, from-int(res.Total))
 	}
-	total, err := ix.count(ctx, pl.countTerms)
-	if err != nil {
-		return nil, 0, err
+	if total, err = ix.count(ctx, pl.countTerms); err != nil {
+		return nil, nil, 0, err
 	}
 	if pl.countRest != nil {
 		rest := pl.countRest
@@ -163,11 +196,11 @@ func (ix *Index) run(ctx context.Context, pl plan, first, from int) (search.Docu
 		}
 		n, err := ix.count(ctx, rest)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		total += n
 	}
-	return hits, total, nil
+	return hits, groups, total, nil
 }
 
 // count returns how many texts q matches, unscored: a disjunction of terms is then one OR
@@ -324,7 +357,8 @@ type plan struct {
 	// typed (or another translation's rendering of them), then the texts with every word,
 	// then those with any; each tier is ranked by its own score. A query of one word or
 	// phrase, or with All, is one tier.
-	tiers []query.Query
+	tiers  []query.Query
+	groups []Match // each tier's
 	// With more than one tier, the texts matching are counted in two parts, unscored:
 	// countTerms, the words that make a hit alone as one disjunction of their terms in
 	// each field, and countRest, the phrases and renderings, without the texts countTerms
@@ -380,7 +414,7 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 	if q.All || (len(clauses) == 1 && len(equiv) == 0) {
 		pl.whole = bleve.NewConjunctionQuery(clauses...)
 		pl.loc = allLoc(clauseLocs)
-		pl.tiers = []query.Query{pl.whole}
+		pl.tiers, pl.groups = []query.Query{pl.whole}, []Match{EveryWord}
 	} else {
 		// Any word matches; texts with the words as written side by side come first, then
 		// the texts with every word: "عكرمة بن عمار" ranks the chains naming him above the
@@ -441,8 +475,10 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 		if len(side) > 0 {
 			first := bleve.NewDisjunctionQuery(side...)
 			pl.tiers = []query.Query{first, without(all, first), without(bleve.NewDisjunctionQuery(alone...), all, first)}
+			pl.groups = []Match{SideBySide, EveryWord, SomeWords}
 		} else {
 			pl.tiers = []query.Query{all, without(bleve.NewDisjunctionQuery(alone...), all)}
+			pl.groups = []Match{EveryWord, SomeWords}
 		}
 	}
 	var filters []query.Query

@@ -402,7 +402,7 @@ func TestPutStopsWithContext(t *testing.T) {
 // TestEquivalentRenderings: unquoted words find the other translations' renderings of the
 // same Arabic; a quoted phrase and All stay exact.
 // Hits come in three groups -- the words side by side as typed, then every word, then any
-// -- whatever their scores: a long text with the phrase above a short one with every word
+// -- each hit saying which, whatever their scores: a long text with the phrase above a short one with every word
 // apart, and that above texts with one word many times. Every page, however the query is
 // paged, has the same total and continues where the page before stopped.
 func TestHitsRankByWhatTheyMatch(t *testing.T) {
@@ -415,7 +415,7 @@ func TestHitsRankByWhatTheyMatch(t *testing.T) {
 	texts := map[string]string{
 		"narration:phrase":     filler + "and the Messenger of Allah said: pray. " + filler,
 		"narration:phrase-too": "The Messenger of Allah said it twice, and the Messenger of Allah said so.",
-		"narration:every-word": "Allah said to His Messenger.",
+		"narration:every-word": "Allah said of His Messenger.",
 		"narration:one-word":   "Messenger, Messenger, Messenger.",
 		"narration:other-word": "Allah.",
 		"narration:two-words":  "The Messenger said.",
@@ -446,13 +446,13 @@ func TestHitsRankByWhatTheyMatch(t *testing.T) {
 	if whole.Total != len(group) || len(whole.Hits) != len(group) || whole.More {
 		t.Fatalf("%d hits of %d (more %v), want the %d texts with any word: %v", len(whole.Hits), whole.Total, whole.More, len(group), hitKeys(whole))
 	}
-	for _, h := range whole.Hits {
-		t.Logf("%s %.4f", h.Narration, h.Score)
-	}
 	for i, h := range whole.Hits {
 		g, ok := group[h.Narration]
 		if !ok {
 			t.Fatalf("hit %s has none of the words", h.Narration)
+		}
+		if h.Match != textindex.Match(g) {
+			t.Errorf("%s: match %q, want %q", h.Narration, h.Match, textindex.Match(g))
 		}
 		if i > 0 {
 			prev := whole.Hits[i-1]
@@ -483,6 +483,21 @@ func TestHitsRankByWhatTheyMatch(t *testing.T) {
 		}
 		if !slices.Equal(paged, hitKeys(whole)) {
 			t.Errorf("pages of %d give %v, one page %v", first, paged, hitKeys(whole))
+		}
+	}
+	// A query of one word, or with All, is one group: every hit has every word.
+	for _, q := range []textindex.Query{{Text: "Messenger"}, {Text: "Messenger of Allah said", All: true}, {Text: `"Messenger of Allah said"`}} {
+		p, err := ix.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Hits) == 0 {
+			t.Fatalf("%+v: no hits", q)
+		}
+		for _, h := range p.Hits {
+			if h.Match != textindex.EveryWord {
+				t.Errorf("%+v: %s matches %q, want %q", q, h.Narration, h.Match, textindex.EveryWord)
+			}
 		}
 	}
 	// A filter applies to every group and to the total.
