@@ -437,27 +437,21 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 		for _, e := range equiv {
 			renderings = append(renderings, phrase(e, fieldText)...) // the renderings are English
 		}
-		var alone []query.Query
+		// Every text with every word has one of the words that make a hit alone (all of
+		// them count when all are stop words), and so has a text with the words side by
+		// side: the texts matching are those of the words alone and the renderings, which
+		// are counted as the terms of those words and the rest.
+		var alone, terms, rest []query.Query
 		var aloneLocs []locator
 		for _, i := range anyOf(parts) {
 			alone = append(alone, clauses[i])
 			aloneLocs = append(aloneLocs, clauseLocs[i])
-		}
-		side := append(phrases, renderings...)
-		locs = append(locs, allLoc(clauseLocs))
-		pl.loc = append(locs, aloneLocs...)
-		// Every text with every word has one of the words that make a hit alone (all of
-		// them count when all are stop words), and so has a text with the words side by
-		// side: the texts matching are those of the words alone and the renderings.
-		var terms, rest []query.Query
-		for _, i := range anyOf(parts) {
-			p := parts[i]
-			if p.phrase {
+			if parts[i].phrase {
 				rest = append(rest, clauses[i])
 				continue
 			}
 			for _, f := range []string{fieldText, fieldTextAr} {
-				for _, tok := range analyze(f, p.text) {
+				for _, tok := range analyze(f, parts[i].text) {
 					tq := bleve.NewTermQuery(string(tok.Term))
 					tq.SetField(f)
 					terms = append(terms, tq)
@@ -465,13 +459,16 @@ func buildQuery(q Query, analyze analyzeFunc, exact bool) (plan, error) {
 			}
 		}
 		rest = append(rest, renderings...)
+		side := slices.Concat(phrases, renderings)
+		locs = append(locs, allLoc(clauseLocs))
+		pl.loc = append(locs, aloneLocs...)
 		if len(terms) > 0 {
 			pl.countTerms = bleve.NewDisjunctionQuery(terms...)
 		}
 		if len(rest) > 0 {
 			pl.countRest = bleve.NewDisjunctionQuery(rest...)
 		}
-		pl.whole = bleve.NewDisjunctionQuery(append(append(side[:len(side):len(side)], all), alone...)...)
+		pl.whole = bleve.NewDisjunctionQuery(slices.Concat(side, []query.Query{all}, alone)...)
 		if len(side) > 0 {
 			first := bleve.NewDisjunctionQuery(side...)
 			pl.tiers = []query.Query{first, without(all, first), without(bleve.NewDisjunctionQuery(alone...), all, first)}
