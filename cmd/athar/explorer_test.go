@@ -96,6 +96,10 @@ func TestExplorer(t *testing.T) {
 		if got := read(t, b, chromedp.Text(chromedp.CSS(`.text-search-hits li a`))); !strings.Contains(got, "Musnad Ahmad 208") {
 			t.Errorf("hit heading %q, want its reference", got)
 		}
+		// A quoted phrase is one group of hits, headed once above them.
+		if got := read(t, b, chromedp.Text(chromedp.CSS(`.text-search-hits li.text-search-group`))); got != "With every word" {
+			t.Errorf("group heading %q, want %q", got, "With every word")
+		}
 		b.do(t,
 			chromedp.Click(chromedp.CSS(`.text-search-hits li a`), chromedp.NodeVisible),
 			chromedp.Poll[chromedp.Void](`location.search.includes('narration%3Aahmad-208')`),

@@ -1,5 +1,6 @@
 // Full-text search of the narration texts (searchTexts, docs/search.md): a search box and
-// its ranked hits, each with its reference and a snippet whose highlights are marked.
+// its ranked hits, each with its reference and a snippet whose highlights are marked, under
+// a heading for each group of hits (the words side by side, every word, some of them).
 //
 // Self-contained: mountTextSearch(container, {onOpen}) renders into any element; the
 // explorer mounts it where it wants and passes onOpen to show a narration. The snippet's
@@ -14,7 +15,7 @@ export const SEARCH_TEXTS = `query SearchTexts($query: String!, $language: Strin
     pageInfo { hasNextPage endCursor }
     edges { node {
       narration { id }
-      language title
+      language title match
       references { collection number edition }
       snippet { text start end highlights { start end } }
     } }
@@ -44,6 +45,35 @@ export function segments(snippet) {
   }
   if (at < cps.length) {
     out.push({ text: cps.slice(at).join(''), mark: false });
+  }
+  return out;
+}
+
+/** The heading of a group of hits, by its match (TextMatch). */
+export function groupLabel(match) {
+  switch (match) {
+    case 'SIDE_BY_SIDE':
+      return 'With the words side by side';
+    case 'EVERY_WORD':
+      return 'With every word';
+    default:
+      return 'With some of the words';
+  }
+}
+
+/**
+ * The hits of a page with the group headings they need: [{heading}] before the first hit
+ * of each group, [{node}] for each hit. previous is the match of the hit before the page
+ * (null for the first page); a page continuing a group gets no heading for it.
+ */
+export function withGroups(nodes, previous) {
+  const out = [];
+  for (const node of nodes) {
+    if (node.match !== previous) {
+      out.push({ heading: groupLabel(node.match) });
+      previous = node.match;
+    }
+    out.push({ node });
   }
   return out;
 }
@@ -86,6 +116,7 @@ export function mountTextSearch(container, { onOpen } = {}) {
   const list = root.querySelector('.text-search-hits');
   const more = root.querySelector('.text-search-more');
   let current = null; // {query, language, after}
+  let lastMatch = null; // the group of the last hit shown
   let aborter = null;
 
   async function load(append) {
@@ -97,9 +128,14 @@ export function mountTextSearch(container, { onOpen } = {}) {
       const conn = data.searchTexts;
       if (!append) {
         list.replaceChildren();
+        lastMatch = null;
       }
-      for (const { node } of conn.edges) {
-        list.append(renderHit(node, onOpen));
+      const nodes = conn.edges.map((e) => e.node);
+      for (const item of withGroups(nodes, lastMatch)) {
+        list.append(item.heading ? renderHeading(item.heading) : renderHit(item.node, onOpen));
+      }
+      if (nodes.length > 0) {
+        lastMatch = nodes[nodes.length - 1].match;
       }
       status.textContent = `${conn.totalCount} ${conn.totalCount === 1 ? 'text' : 'texts'}`;
       current.after = conn.pageInfo.endCursor;
@@ -126,6 +162,14 @@ export function mountTextSearch(container, { onOpen } = {}) {
     aborter?.abort();
     root.remove();
   };
+}
+
+function renderHeading(text) {
+  const li = document.createElement('li');
+  li.className = 'text-search-group';
+  li.setAttribute('role', 'presentation');
+  li.textContent = text;
+  return li;
 }
 
 function renderHit(node, onOpen) {

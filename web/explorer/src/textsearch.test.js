@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { referenceLabel, segments } from './textsearch.js';
+import { groupLabel, referenceLabel, segments, withGroups } from './textsearch.js';
 
 test('segments marks by code point, in Arabic with harakat', () => {
   // The opening of Sahih Muslim 4588's Arabic text; the API counts code points, and each
@@ -38,4 +38,23 @@ test('segments ignores highlights outside the snippet or overlapping', () => {
 test('referenceLabel', () => {
   assert.equal(referenceLabel({ narration: { id: 'narration:x' }, references: [{ collection: 'Sahih Muslim', number: '1763' }] }), 'Sahih Muslim 1763');
   assert.equal(referenceLabel({ narration: { id: 'narration:x' }, references: [] }), 'narration:x');
+});
+
+test('withGroups heads each group of hits once, across pages', () => {
+  const page1 = [{ match: 'SIDE_BY_SIDE', id: 1 }, { match: 'SIDE_BY_SIDE', id: 2 }, { match: 'EVERY_WORD', id: 3 }];
+  assert.deepEqual(withGroups(page1, null), [
+    { heading: groupLabel('SIDE_BY_SIDE') },
+    { node: page1[0] },
+    { node: page1[1] },
+    { heading: groupLabel('EVERY_WORD') },
+    { node: page1[2] },
+  ]);
+  // The next page continues the group the last one ended in, then starts another.
+  const page2 = [{ match: 'EVERY_WORD', id: 4 }, { match: 'SOME_WORDS', id: 5 }];
+  assert.deepEqual(withGroups(page2, 'EVERY_WORD'), [
+    { node: page2[0] },
+    { heading: 'With some of the words' },
+    { node: page2[1] },
+  ]);
+  assert.deepEqual(withGroups([], 'EVERY_WORD'), []);
 });
