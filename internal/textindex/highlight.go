@@ -1,8 +1,6 @@
 package textindex
 
 import (
-	"sort"
-
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search"
 )
@@ -171,18 +169,4 @@ func phraseOf(analyze analyzeFunc, field, text string) locator {
 		slots[t.Position-first] = append(slots[t.Position-first], string(t.Term))
 	}
 	return phraseLoc{field: field, slots: slots}
-}
-
-// sortedTerms lists set's fields and terms in order.
-func sortedTerms(set map[string]map[string]bool) (fields []string, terms map[string][]string) {
-	terms = map[string][]string{}
-	for f, ts := range set {
-		fields = append(fields, f)
-		for t := range ts {
-			terms[f] = append(terms[f], t)
-		}
-		sort.Strings(terms[f])
-	}
-	sort.Strings(fields)
-	return fields, terms
 }

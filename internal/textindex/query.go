@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -227,8 +228,13 @@ func (ix *Index) scored(ctx context.Context, bq query.Query, first, from int) (*
 }
 
 // highlights returns, for each hit, the spans (bytes) of what the query matched, by field:
-// the locations of the query's terms in the hits' texts, read by one search of those
-// texts alone, then matched against the query's clauses by loc.
+// the locations of the query's terms in the hits' texts, matched against the query's
+// clauses by loc. An Arabic text's locations come from analyzing its stored text as the
+// index did (the same analyzer, so the same tokens, positions and offsets): the Arabic
+// analysis only folds, and reading the locations back from the index cost four times as
+// much (the quoted eulogy's page: 3.0 ms against 0.75 ms). An English text's come from one
+// search of the English texts alone, with their term locations: there the stemmer makes
+// analysis the dearer (2.8 ms against 2.0 ms for "Messenger of Allah said").
 func (ix *Index) highlights(ctx context.Context, hits search.DocumentMatchCollection, loc locator) (map[string]map[string][]Span, error) {
 	out := map[string]map[string][]Span{}
 	if len(hits) == 0 {
@@ -236,23 +242,38 @@ func (ix *Index) highlights(ctx context.Context, hits search.DocumentMatchCollec
 	}
 	set := map[string]map[string]bool{}
 	loc.terms(set)
-	fields, terms := sortedTerms(set)
-	var tqs []query.Query
-	for _, f := range fields {
-		for _, t := range terms[f] {
-			tq := bleve.NewTermQuery(t)
-			tq.SetField(f)
-			tqs = append(tqs, tq)
+	var english []string
+	for _, h := range hits {
+		text, _ := h.Fields[fieldTextAr].(string)
+		if text == "" {
+			english = append(english, h.ID)
+			continue
 		}
+		tl := search.FieldTermLocationMap{}
+		if terms := set[fieldTextAr]; len(terms) > 0 {
+			for _, tok := range ix.analyze(fieldTextAr, text) {
+				if t := string(tok.Term); terms[t] {
+					if tl[fieldTextAr] == nil {
+						tl[fieldTextAr] = search.TermLocationMap{}
+					}
+					tl[fieldTextAr][t] = append(tl[fieldTextAr][t], &search.Location{Pos: uint64(tok.Position), Start: uint64(tok.Start), End: uint64(tok.End)})
+				}
+			}
+		}
+		spans := map[string][]Span{}
+		loc.locate(tl, spans)
+		out[h.ID] = spans
 	}
-	if len(tqs) == 0 {
+	var tqs []query.Query
+	for _, t := range slices.Sorted(maps.Keys(set[fieldText])) {
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(fieldText)
+		tqs = append(tqs, tq)
+	}
+	if len(english) == 0 || len(tqs) == 0 {
 		return out, nil
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bleve.NewDisjunctionQuery(tqs...)), len(ids), 0, false)
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(bleve.NewDocIDQuery(english), bleve.NewDisjunctionQuery(tqs...)), len(english), 0, false)
 	req.IncludeLocations = true
 	res, err := ix.bx.SearchInContext(ctx, req)
 	if err != nil {

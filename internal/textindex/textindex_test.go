@@ -648,6 +648,10 @@ func TestHighlightsAgreeWithBleve(t *testing.T) {
 		{Text: "cut off his head", All: true}, {Text: `"cut off" head`, All: true},
 		{Text: `Badr "the day" ransom`}, {Text: "Umar Badr", Language: "en"},
 		{Text: "prisoners", Collection: "Sahih Muslim"}, {Text: "neck head off"},
+		// Arabic texts' locations come from analyzing the stored text (with its harakat),
+		// English ones from the index: both must agree with Bleve's.
+		{Text: "قال رسول الله"}, {Text: `"رسول الله صلى الله عليه وسلم"`},
+		{Text: "رسول الله صلى الله عليه وسلم"}, {Text: "حدثنا ابن"}, {Text: `"عمر بن الخطاب" Umar`},
 	}
 	checked := 0
 	for _, q := range queries {
