@@ -163,16 +163,6 @@ func (ix *Index) Search(ctx context.Context, q Query) (Page, error) {
 // posting lists). Each search reads the index as it is then; a write between two of one
 // request's searches may shift that page, as it may shift the pages after it.
 func (ix *Index) run(ctx context.Context, pl plan, first, from int) (hits search.DocumentMatchCollection, groups []Match, total int, err error) {
-	if len(pl.tiers) == 1 {
-		res, err := ix.scored(ctx, pl.tiers[0], first, from)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		for range res.Hits {
-			groups = append(groups, pl.groups[0])
-		}
-		return res.Hits, groups, int(res.Total), nil
-	}
 	for i, t := range pl.tiers {
 		if len(hits) == first {
 			break
@@ -184,6 +174,9 @@ func (ix *Index) run(ctx context.Context, pl plan, first, from int) (hits search
 		hits = append(hits, res.Hits...)
 		for range res.Hits {
 			groups = append(groups, pl.groups[i])
+		}
+		if len(pl.tiers) == 1 {
+			return hits, groups, int(res.Total), nil // one tier counts its own texts
 		}
 		from = max(0, from-int(res.Total))
 	}
