@@ -121,22 +121,7 @@ func (r *chapterResolver) Narrations(ctx context.Context, obj *model.Chapter, fi
 // corpusNarration finds the narration a corpus record's own id (narration:muslim-4588)
 // names when a document sits on it under another id; "" when none.
 func (r *Resolver) corpusNarration(ctx context.Context, id athar.ID) (athar.ID, error) {
-	if id.Prefix() != athar.TypeNarration.Prefix() {
-		return "", nil
-	}
-	label := hadith.LabelOf(id.Local())
-	qs, err := r.store.QuadsTo(ctx, athar.PredCorpusRecord, athar.IRITerm(label.IRI()))
-	if err != nil {
-		return "", err
-	}
-	for _, q := range qs {
-		if q.Label == label.IRI() {
-			if n, ok := athar.ParseIRI(q.Subject); ok {
-				return n, nil
-			}
-		}
-	}
-	return "", nil
+	return athar.RecordNarration(ctx, r.store, id)
 }
 
 // narrationList loads the narrations of a list field: their summaries when the field asks

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/athar-hadith/athar/internal/athar"
 	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
@@ -63,6 +66,38 @@ func TestCorpusImport(t *testing.T) {
 		t.Fatal("importing the same files again changed the graph")
 	}
 
+	// --narration of a hadith of the corpus exports its record: exactly the lines of the
+	// whole export under the record's label (its texts, chapter, gradings and chains);
+	// of a narration document carrying a record, the lines under both labels -- by the
+	// record's own id too, as GraphQL's narration(id:) answers it.
+	exportedUnder := func(labels ...string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(exported, "\n") {
+			for _, label := range labels {
+				if strings.HasSuffix(l, " <"+athar.Base+label+"> .\n") {
+					b.WriteString(l)
+				}
+			}
+		}
+		return b.String()
+	}
+	statements := func(nq string) string { return nq[:strings.LastIndex(nq, "# athar-export end")] }
+	rec := mustCLI(t, a, "export", "--narration", "narration:muslim-4589").stdout
+	if want := exportedUnder("corpus/muslim-4589"); statements(rec) != want || !strings.Contains(want, "/route/1/1>") || !strings.Contains(want, "vocab#transmits>") {
+		t.Errorf("--narration narration:muslim-4589 exported %d bytes, not the %d under its record's label (with its chain)", len(statements(rec)), len(want))
+	}
+	seedRec := mustCLI(t, a, "export", "--narration", "narration:muslim-1763").stdout
+	if want := exportedUnder("corpus/muslim-4588", "narration/muslim-1763"); statements(seedRec) != want {
+		t.Errorf("--narration narration:muslim-1763 exported %d bytes, not the %d under its own and its record's labels", len(statements(seedRec)), len(want))
+	}
+	if got := mustCLI(t, a, "export", "--narration", "narration:muslim-4588").stdout; got != seedRec {
+		t.Error("--narration narration:muslim-4588 (the record's own id) is not narration:muslim-1763's export")
+	}
+	cy := mustCLI(t, a, "export", "--narration", "narration:muslim-4589", "--format", "cytoscape").stdout
+	if !strings.Contains(cy, `"predicate": "transmits"`) && !strings.Contains(cy, `"predicate":"transmits"`) {
+		t.Errorf("the Cytoscape export of narration:muslim-4589 lacks its chain's transmits edges:\n%s", cy)
+	}
+
 	// The corpus first, then the seeds: the same bytes.
 	b := storeEnv(t)
 	mustCLI(t, b, append([]string{"corpus", "import"}, files...)...)
@@ -111,6 +146,15 @@ func TestCorpusImport(t *testing.T) {
 	// Over HTTP GraphQL.
 	base, stop := startServer(t, a)
 	defer stop()
+	if hr, err := http.Get(base + "/export/nquads?narration=narration:muslim-4589"); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(hr.Body)
+		hr.Body.Close()
+		if hr.StatusCode != http.StatusOK || string(body) != rec {
+			t.Errorf("GET /export/nquads?narration=narration:muslim-4589: %d, %d bytes (the CLI's: %d)", hr.StatusCode, len(body), len(rec))
+		}
+	}
 	resp := postGraphQL(t, base, "", `{
 		ad: narration(id: "narration:abudawud-2690") { id gradings { grader { id name } graderName verdict grade scope } }
 		b: narration(id: "narration:bukhari-3953") { id texts { language edition source } chapter {

@@ -25,7 +25,7 @@ named graph per narration and expands to exactly the N-Quads of the same selecti
 docs/exports.md says how to open each format in Gephi, Cytoscape and sigma.js.`)
 	wf := addWriteFlags(fs, e)
 	format := fs.String("format", "nquads", "output format: "+strings.Join(export.Formats(), ", "))
-	only := fs.String("narration", "", "export exactly what this narration asserts (e.g. narration:ahmad-208), in any format; goes without --root, --depth and --predicates")
+	only := fs.String("narration", "", "export exactly what this narration asserts (e.g. narration:ahmad-208; a hadith of the corpus, narration:muslim-4589: its record, with its chains), in any format; goes without --root, --depth and --predicates")
 	root := fs.String("root", "", "export the neighbourhood of this entity (e.g. event:badr) instead of the whole graph")
 	depth := fs.Int("depth", export.DefaultDepth, fmt.Sprintf("with --root: how many steps out to go (1 to %d)", export.MaxDepth))
 	preds := fs.String("predicates", "", "comma-separated predicates to keep (default: all)")

@@ -221,3 +221,28 @@ type GradingPage struct {
 	Total    int  // the gradings matching the query, on every page
 	More     bool // some follow this page
 }
+
+// RecordNarration returns the narration a corpus record's own id (narration:muslim-4588,
+// the record corpus:muslim-4588) is, when a narration document carries the record under
+// another id (narration:muslim-1763, which states the record with PredCorpusRecord);
+// "" when id is no such record's.
+func RecordNarration(ctx context.Context, st interface {
+	QuadsTo(ctx context.Context, predicate string, object Term) ([]Quad, error)
+}, id ID) (ID, error) {
+	if id.Prefix() != TypeNarration.Prefix() {
+		return "", nil
+	}
+	label := ID(CorpusPrefix + ":" + id.Local()).IRI()
+	qs, err := st.QuadsTo(ctx, PredCorpusRecord, IRITerm(label))
+	if err != nil {
+		return "", err
+	}
+	for _, q := range qs {
+		if q.Label == label {
+			if n, ok := ParseIRI(q.Subject); ok {
+				return n, nil
+			}
+		}
+	}
+	return "", nil
+}

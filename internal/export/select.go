@@ -31,7 +31,8 @@ type Options struct {
 	// that take them from users check them against the vocabulary first.
 	Predicates []string
 	// Narration, when set, exports exactly what that narration asserts: its quads (as
-	// Store.NarrationQuads gives them), the narration itself and every entity its
+	// Store.NarrationQuads gives them, and its corpus record's: a hadith of the corpus
+	// asserts its texts, chapter, gradings and chains there), the narration itself and every entity its
 	// relations name as nodes, and those relations as edges. It goes alone: with Root,
 	// Depth or Predicates it is an Invalid error.
 	Narration athar.ID
@@ -229,7 +230,7 @@ func tagEnglish(qs []athar.Quad) []athar.Quad {
 // selectNarration returns what narration id asserts (see Options.Narration), or nil when
 // the store holds no such narration.
 func selectNarration(ctx context.Context, st athar.Store, id athar.ID) (*Subgraph, error) {
-	qs, err := st.NarrationQuads(ctx, id)
+	qs, err := narrationQuads(ctx, st, id)
 	if err != nil || len(qs) == 0 {
 		return nil, err
 	}
@@ -268,6 +269,39 @@ func selectNarration(ctx context.Context, st athar.Store, id athar.ID) (*Subgrap
 		}
 	}
 	return &Subgraph{Nodes: nodes, Edges: keepEdges(edges, nodes, nil), Quads: qs}, nil
+}
+
+// narrationQuads returns the quads of narration id's own label and of its corpus record's
+// (docs/corpus.md), sorted by label and then by athar.Quad.Key. A hadith of the corpus
+// is its record: its narration node, texts, chapter, gradings and chains are all under
+// the record's label, and a narration document recording the same hadith keeps its
+// claims under its own.
+func narrationQuads(ctx context.Context, st athar.Store, id athar.ID) ([]athar.Quad, error) {
+	qs, err := st.NarrationQuads(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := st.NarrationSummaries(ctx, []athar.ID{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(qs) == 0 && (len(ns) == 0 || ns[0] == nil) {
+		// A corpus record's own id, when a document's narration carries the record (as
+		// GraphQL's narration(id:) answers it).
+		if on, err := athar.RecordNarration(ctx, st, id); err != nil || on == "" {
+			return nil, err
+		} else {
+			return narrationQuads(ctx, st, on)
+		}
+	}
+	if len(ns) == 0 || ns[0] == nil || ns[0].Corpus == "" {
+		return qs, nil
+	}
+	rec, err := st.NarrationQuads(ctx, athar.ID(athar.CorpusPrefix+":"+ns[0].Corpus))
+	if err != nil {
+		return nil, err
+	}
+	return sortQuads(append(qs, rec...)), nil
 }
 
 // entities returns the defined entities among ids, sorted by id. Ids the graph does not
