@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -161,6 +162,8 @@ func TestCorpusImport(t *testing.T) {
 			id collection number name arabic
 			narrations(first: 3) { totalCount edges { node { id title } } pageInfo { hasNextPage endCursor } } } }
 		m: narration(id: "narration:muslim-4588") { id corpusRecord references { edition number } }
+		abuHurayrah: entity(id: "person:abu-hurayrah") { narrationCount narrations { id } claims(predicate: "narrates") { totalCount } }
+		r: narration(id: "narration:muslim-4589") { narrations { id } }
 		ch: chapter(id: "chapter:bukhari-64") { narrations(first: 100) { totalCount edges { node { id } } } }
 	}`, nil)
 	if len(resp.Errors) > 0 {
@@ -191,6 +194,16 @@ func TestCorpusImport(t *testing.T) {
 	}
 	if get(resp.Data, "m", "id") != "narration:muslim-1763" || get(resp.Data, "m", "corpusRecord") != "muslim-4588" {
 		t.Errorf("narration:muslim-4588 should find the seed's narration:muslim-1763: %v", get(resp.Data, "m"))
+	}
+	// The narrations that mention or make claims about an entity include the corpus's:
+	// Abu Hurayrah narrates Muslim 4589 and 4591, and the chains of 4585 and 4590 pass
+	// through him (their records say so); a record's narration is among its own.
+	if s := fmt.Sprint(get(resp.Data, "abuHurayrah", "narrations")); s != "[map[id:narration:muslim-4585] map[id:narration:muslim-4589] map[id:narration:muslim-4590] map[id:narration:muslim-4591]]" ||
+		get(resp.Data, "abuHurayrah", "narrationCount") != float64(4) || get(resp.Data, "abuHurayrah", "claims", "totalCount") != float64(2) {
+		t.Errorf("Abu Hurayrah: %v", get(resp.Data, "abuHurayrah"))
+	}
+	if s := fmt.Sprint(get(resp.Data, "r", "narrations")); s != "[map[id:narration:muslim-4589]]" {
+		t.Errorf("Muslim 4589's narrations: %s", s)
 	}
 	all, _ := get(resp.Data, "ch", "narrations", "edges").([]any)
 	var ids []string

@@ -111,8 +111,9 @@ const QuranGraph ID = "graph:quran"
 // CorpusPrefix is the id prefix of a corpus record's label (corpus:bukhari-3953, IRI
 // https://w3id.org/athar/corpus/bukhari-3953): a hadith of a canonical collection is
 // its own changeset, apart from any narration document about the same narration
-// (internal/hadith, docs/corpus.md). It is not a narration's label: Mentions never
-// lists it; the narration it is about is the subject of its PredCorpusRecord quad.
+// (internal/hadith, docs/corpus.md). It is not a narration's label: the narration it is
+// about is the subject of its PredCorpusRecord quad, which is what Mentions lists for
+// the record's quads.
 const CorpusPrefix = "corpus"
 
 // IsCorpusLabel reports whether label (an IRI) is a corpus record's.

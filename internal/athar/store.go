@@ -45,7 +45,9 @@ type Store interface {
 	Entities(ctx context.Context, ids []ID) ([]*Entity, error)
 
 	// Mentions returns, for each id, the narrations that define, mention or make claims
-	// about it (label a quad with it as subject or object), sorted; never a reserved graph.
+	// about it (label a quad with it as subject or object, themselves or through their
+	// corpus record: a quad under corpus:KEY is the narration whose PredCorpusRecord quad
+	// names that label), sorted; never a reserved graph.
 	// Ids no narration touches are absent. It is apart from Entities because on a
 	// much-mentioned entity it reads every quad that touches it.
 	Mentions(ctx context.Context, ids []ID) (map[ID][]ID, error)

@@ -423,15 +423,79 @@ func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]at
 			return nil, err
 		}
 		var ns []athar.ID
+		var records []string
 		for _, l := range labels {
 			if n, ok := narrationLabel(l); ok {
 				ns = append(ns, n)
+			} else if athar.IsCorpusLabel(l) {
+				records = append(records, l)
 			}
 		}
+		of, err := s.recordNarrations(ctx, records)
+		if err != nil {
+			return nil, err
+		}
+		ns = append(ns, of...)
 		sortIDs(ns)
+		ns = slices.Compact(ns) // a document and the record it carries are one narration
 		s.mentions.put(id, slices.Clone(ns))
 		if len(ns) > 0 {
 			out[id] = ns
+		}
+	}
+	return out, nil
+}
+
+// recordNarrations returns the narrations the corpus records with the labels are, in no
+// particular order: the subject of each record's own PredCorpusRecord quad. That is
+// narration:KEY unless a narration document carries the record (narration:muslim-1763
+// carries corpus:muslim-4588), so KEY's narration row, when the read model has one that
+// names the record, answers without reading Cayley; any other is looked up there. A label
+// whose record states no narration (none is stored so) is left out. Callers hold the read
+// lock.
+func (s *Store) recordNarrations(ctx context.Context, labels []string) ([]athar.ID, error) {
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	out := make([]athar.ID, 0, len(labels))
+	var rest []string
+	if s.rmStale || s.finishing != nil {
+		rest = labels // the rows may lag Cayley: ask it
+	} else {
+		err := s.man.view(func(tx manifestTx) error {
+			for _, l := range labels {
+				key := strings.TrimPrefix(l, athar.Base+athar.CorpusPrefix+"/")
+				id := athar.ID(athar.TypeNarration.Prefix() + ":" + key)
+				if v := tx.get(rmNarrationBucket, string(id)); v != nil {
+					n, err := decodeRoutes(id, v, true)
+					if err != nil {
+						return fmt.Errorf("%s %q: %w", rmNarrationBucket, id, err)
+					}
+					if n.Corpus == key {
+						out = append(out, id)
+						continue
+					}
+				}
+				rest = append(rest, l)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("narration rows: %w", err)
+		}
+	}
+	for _, l := range rest {
+		qs, err := s.withPredicate(ctx, quad.Object, quad.IRI(l), athar.PredCorpusRecord)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range qs {
+			if iriOf(q.Label) == l {
+				if n, ok := narrationLabel(iriOf(q.Subject)); ok {
+					out = append(out, n)
+					break
+				}
+			}
 		}
 	}
 	return out, nil
@@ -491,6 +555,18 @@ func (c *mentionCache) apply(change *manifestChange) {
 	}
 	for _, l := range change.labels {
 		n, ok := narrationLabel(l)
+		if !ok && athar.IsCorpusLabel(l) {
+			// A corpus record: the narration it is, when the change states it.
+			n, ok = recordNarration(l, change.add[l])
+			if !ok {
+				// Not stated here (a new version of the record): whatever the change
+				// touches is read again when next asked.
+				for id := range touched(append(change.remove[l], change.add[l]...)) {
+					delete(c.m, id)
+				}
+				continue
+			}
+		}
 		if !ok {
 			continue // Mentions gives narrations only
 		}
@@ -513,6 +589,17 @@ func (c *mentionCache) apply(change *manifestChange) {
 			}
 		}
 	}
+}
+
+// recordNarration returns the narration that qs, quads under the corpus record label,
+// state the record is (its PredCorpusRecord quad).
+func recordNarration(label string, qs []quad.Quad) (athar.ID, bool) {
+	for _, q := range qs {
+		if iriOf(q.Predicate) == athar.PredCorpusRecord && iriOf(q.Object) == label {
+			return narrationLabel(iriOf(q.Subject))
+		}
+	}
+	return "", false
 }
 
 // labelsTouching returns the distinct labels of the quads with v as subject or object.

@@ -303,7 +303,24 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 	if len(orphans) == 0 {
 		return nil
 	}
-	lost = orphans
+	// DefinedBy gives narrations; a reserved graph (the isnad resolver's people) or a
+	// corpus record typing the entity keeps it defined too.
+	about, err := im.store.QuadsAbout(ctx, orphans)
+	if err != nil {
+		return fmt.Errorf("check dependents of %s: %w", id, err)
+	}
+	kept := map[athar.ID]bool{}
+	for _, q := range about {
+		if q.Predicate == athar.RDFType && q.Label != id.IRI() && (athar.IsReservedGraph(q.Label) || athar.IsCorpusLabel(q.Label)) {
+			if e, ok := athar.ParseIRI(q.Subject); ok {
+				kept[e] = true
+			}
+		}
+	}
+	lost = slices.DeleteFunc(orphans, func(e athar.ID) bool { return kept[e] })
+	if len(lost) == 0 {
+		return nil
+	}
 	ents, err := im.store.Entities(ctx, lost)
 	if err != nil {
 		return fmt.Errorf("check dependents of %s: %w", id, err)

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) athar.Store) {
 		{"NarrationSummaries", testNarrationSummaries},
 		{"MergedIntoAndFormerIDs", testMergedInto},
 		{"ReservedGraph", testReservedGraph},
+		{"MentionsOfCorpusRecords", testRecordMentions},
 		{"ReplaceWithFewerUsesOfATerm", testFewerUses},
 		{"NarrationQuadsAgreeWithAScan", testNarrationQuadsAgree},
 		{"ReadModelAgreesWithQuads", testReadModelAgrees},
@@ -840,6 +841,68 @@ func testMergedInto(t *testing.T, st athar.Store) {
 
 // testReservedGraph stores verse texts under athar.QuranGraph: they are read back by
 // NarrationQuads and QuadsAbout, and no entity counts the reserved graph as a narration.
+// testRecordMentions: a corpus record's quads (label corpus:KEY) are the narration it is
+// -- narration:KEY, or the narration document carrying it -- for Mentions, whose memo
+// follows records added, given new versions and removed.
+func testRecordMentions(t *testing.T, st athar.Store) {
+	ctx := context.Background()
+	person := athar.ID("person:p").IRI()
+	record := func(key string, narration athar.ID, touch bool) athar.Changeset {
+		label := athar.ID(athar.CorpusPrefix + ":" + key).IRI()
+		n := narration.IRI()
+		qs := []athar.Quad{
+			{Subject: n, Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI())},
+			{Subject: n, Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(label)},
+			{Subject: n, Predicate: athar.RDFSLabel, Object: athar.StringTerm("Record " + key)},
+		}
+		if touch {
+			qs = append(qs, athar.Quad{Subject: person, Predicate: athar.VocabBase + "transmits", Object: athar.IRITerm(n)})
+		}
+		for i := range qs {
+			qs[i].Label = label
+		}
+		return athar.Changeset{Narration: athar.ID(athar.CorpusPrefix + ":" + key), Add: qs}
+	}
+	mustApply := func(cs ...athar.Changeset) {
+		t.Helper()
+		if err := st.Apply(ctx, cs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(when string, id athar.ID, want ...athar.ID) {
+		t.Helper()
+		got, err := st.Mentions(ctx, []athar.ID{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			want = nil
+		}
+		if !reflect.DeepEqual(got[id], want) {
+			t.Errorf("%s: Mentions(%s) = %v, want %v", when, id, got[id], want)
+		}
+	}
+	doc := athar.ID("narration:d").IRI()
+	docQuads := []athar.Quad{
+		{Subject: doc, Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI()), Label: doc},
+		{Subject: person, Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypePerson.IRI()), Label: doc},
+	}
+	mustApply(athar.Changeset{Narration: "narration:d", Add: docQuads}, record("x-1", "narration:x-1", true), record("x-2", "narration:d", true))
+	expect("two records, one carried by a document", "person:p", "narration:d", "narration:x-1")
+	expect("a record's own narration", "narration:x-1", "narration:x-1")
+	// With the memo warm: a record added, a new version leaving the person out, a removal.
+	mustApply(record("x-3", "narration:x-3", true))
+	expect("a record added", "person:p", "narration:d", "narration:x-1", "narration:x-3")
+	mustApply(athar.Changeset{Narration: "corpus:x-1", Remove: record("x-1", "narration:x-1", true).Add[3:]})
+	expect("a new version without the person", "person:p", "narration:d", "narration:x-3")
+	mustApply(athar.Changeset{Narration: "corpus:x-2", Remove: record("x-2", "narration:d", true).Add})
+	expect("the document's record removed (the document stays)", "person:p", "narration:d", "narration:x-3")
+	mustApply(athar.Changeset{Narration: "narration:d", Remove: docQuads})
+	expect("the document removed", "person:p", "narration:x-3")
+	mustApply(athar.Changeset{Narration: "corpus:x-3", Remove: record("x-3", "narration:x-3", true).Add})
+	expect("every record removed", "person:p")
+}
+
 func testReservedGraph(t *testing.T, st athar.Store) {
 	ctx := context.Background()
 	apply(t, st, docA)
@@ -1207,19 +1270,30 @@ func checkMentions(t *testing.T, st athar.Store, step int) {
 			ids = append(ids, athar.ID(fmt.Sprintf(f, i)))
 		}
 	}
+	var all []athar.Quad
+	record := map[string]athar.ID{} // a corpus record's label -> the narration it is
 	if err := st.Quads(ctx, func(q athar.Quad) error {
+		all = append(all, q)
+		if q.Predicate == athar.PredCorpusRecord && q.Object.IRI == q.Label {
+			record[q.Label], _ = athar.ParseIRI(q.Subject)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range all {
 		n, ok := athar.ParseIRI(q.Label)
+		if athar.IsCorpusLabel(q.Label) {
+			n, ok = record[q.Label]
+		}
 		if !ok || n.Prefix() != athar.TypeNarration.Prefix() {
-			return nil
+			continue
 		}
 		for _, v := range []string{q.Subject, q.Object.IRI} {
 			if id, ok := athar.ParseIRI(v); ok && !slices.Contains(want[id], n) {
 				want[id] = append(want[id], n)
 			}
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
 	}
 	for id, ns := range want {
 		if _, typed := athar.TypeOfPrefix(id.Prefix()); !typed {
