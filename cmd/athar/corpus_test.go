@@ -241,3 +241,56 @@ func TestCorpusImportThroughTheLog(t *testing.T) {
 		t.Fatal("a replica built from the log differs from the embedded import")
 	}
 }
+
+// A narration document written against a store holding only the corpus joins its people:
+// those the chains resolve to (defined by the isnad resolver's reserved graph) and those
+// the records create from names as written (defined by the records). Before, validation
+// counted only narration documents as defining anything, and refused every one of them.
+func TestDocumentJoinsCorpusPeople(t *testing.T) {
+	e := storeEnv(t)
+	mustCLI(t, e, append([]string{"corpus", "import"}, corpusFiles(t)...)...)
+	doc := writeFile(t, "linked.yaml", []byte(`narration:
+  id: narration:linked
+  title: "A report through Qutaybah"
+  references:
+    - {collection: "Test", number: "1"}
+  narrator: person:abu-hurayrah
+  chain:
+    - person:qutaybah-ibn-said
+    - person:w.lyv
+    - person:abu-hurayrah
+  language: en
+  text: "Qutaybah told us from Layth that Abu Hurayrah said the Messenger of Allah prayed."
+entities:
+  - id: event:linked-prayer
+    type: Event
+    name: "A prayer"
+claims:
+  - subject: person:muhammad
+    predicate: participatedIn
+    object: event:linked-prayer
+    evidence: "the Messenger of Allah prayed"
+`))
+	if r := mustCLI(t, e, "load", doc); !strings.Contains(r.stdout, "1 imported") || !strings.Contains(r.stdout, "1 entity added") {
+		t.Fatalf("load: %s\n%s", r.stdout, r.stderr)
+	}
+	base, stop := startServer(t, e)
+	resp := postGraphQL(t, base, "", `{
+		q: entity(id: "person:qutaybah-ibn-said") { narrations(first: 1000) { id } }
+		l: entity(id: "person:w.lyv") { narrations(first: 1000) { id } }
+		n: narration(id: "narration:linked") { chain { id } }
+	}`, nil)
+	stop()
+	if len(resp.Errors) > 0 {
+		t.Fatalf("errors: %+v", resp.Errors)
+	}
+	for _, who := range []string{"q", "l"} {
+		if s := fmt.Sprint(get(resp.Data, who, "narrations")); !strings.Contains(s, "narration:linked") || !strings.Contains(s, "narration:muslim-") {
+			t.Errorf("%s's narrations should hold the document and the corpus's: %s", who, s)
+		}
+	}
+	if s := fmt.Sprint(get(resp.Data, "n", "chain")); s != "[map[id:person:qutaybah-ibn-said] map[id:person:w.lyv] map[id:person:abu-hurayrah]]" {
+		t.Errorf("the document's chain: %s", s)
+	}
+	mustCLI(t, e, "delete", "narration:linked")
+}

@@ -62,7 +62,9 @@ type Store interface {
 	// empty), sorted.
 	EntityIDs(ctx context.Context, t EntityType) ([]ID, error)
 
-	// DefinedBy returns, for each id, the narrations that define it (give its type), sorted.
+	// DefinedBy returns, for each id, what defines it (gives its type), sorted: the
+	// narrations -- through their corpus record too, as Mentions counts it -- and the
+	// reserved graphs (PeopleGraph, whose people the corpus's chains resolve to).
 	DefinedBy(ctx context.Context, ids []ID) (map[ID][]ID, error)
 
 	// Narrations returns the narrations with the given ids, in order, nil where absent,

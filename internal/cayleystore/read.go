@@ -240,10 +240,11 @@ func (s *Store) Quads(ctx context.Context, fn func(athar.Quad) error) error {
 	return nil
 }
 
-// DefinedBy implements athar.Store: the narrations giving each entity a type. It reads the
-// read model's entity rows (one short scan an entity, however many narrations define it:
-// a load asks it of every entity each document defines or names); while the read model is
-// stale, or for an id that is not an entity's, Cayley's quads (definedByFromCayley).
+// DefinedBy implements athar.Store: what gives each entity a type -- narrations (a
+// corpus record as the narration it is) and reserved graphs. It reads the read model's
+// entity rows (one short scan an entity, however many narrations define it: a load asks
+// it of every entity each document defines or names); while the read model is stale, or
+// for an id that is not an entity's, Cayley's quads (definedByFromCayley).
 func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
 	if err := s.rlockFor(ctx); err != nil {
 		return nil, err
@@ -253,6 +254,7 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 		return s.definedByFromCayley(ctx, ids)
 	}
 	out := make(map[athar.ID][]athar.ID, len(ids))
+	records := map[athar.ID][]string{}
 	var rest []athar.ID
 	err := s.man.view(func(tx manifestTx) error {
 		for _, id := range ids {
@@ -260,16 +262,18 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 				rest = append(rest, id)
 				continue
 			}
-			by, err := rmDefinedBy(ctx, tx, id)
+			by, recs, err := rmDefinedBy(ctx, tx, id)
 			if err != nil {
 				return err
 			}
-			if len(by) > 0 {
-				out[id] = by
-			}
+			out[id] = by
+			records[id] = recs
 		}
 		return nil
 	})
+	if err == nil {
+		err = s.addRecordDefiners(ctx, out, records)
+	}
 	if err != nil || len(rest) == 0 {
 		return out, err
 	}
@@ -280,25 +284,57 @@ func (s *Store) DefinedBy(ctx context.Context, ids []athar.ID) (map[athar.ID][]a
 	return out, err
 }
 
+// addRecordDefiners adds to each id's definers in out the narrations its corpus records
+// are (records), then sorts them and drops the ids nothing defines.
+func (s *Store) addRecordDefiners(ctx context.Context, out map[athar.ID][]athar.ID, records map[athar.ID][]string) error {
+	for id, by := range out {
+		of, err := s.recordNarrations(ctx, records[id])
+		if err != nil {
+			return err
+		}
+		if by = uniqueIDs(append(by, of...)); len(by) > 0 {
+			out[id] = by
+		} else {
+			delete(out, id)
+		}
+	}
+	return nil
+}
+
+// definer returns the id of a label that can define an entity as DefinedBy gives it: a
+// narration's or a reserved graph's (a corpus record's is named by recordNarrations).
+func definer(label string) (athar.ID, bool) {
+	if n, ok := narrationLabel(label); ok {
+		return n, true
+	}
+	if athar.IsReservedGraph(label) {
+		return athar.ParseIRI(label)
+	}
+	return "", false
+}
+
 // definedByFromCayley is DefinedBy from Cayley's quads. Callers hold the read lock.
 func (s *Store) definedByFromCayley(ctx context.Context, ids []athar.ID) (map[athar.ID][]athar.ID, error) {
 	out := make(map[athar.ID][]athar.ID, len(ids))
+	records := map[athar.ID][]string{}
 	for _, id := range ids {
 		qs, err := s.withPredicate(ctx, quad.Subject, quad.IRI(id.IRI()), athar.RDFType)
 		if err != nil {
 			return nil, err
 		}
-		var by []athar.ID
 		for _, q := range qs {
-			if n, ok := narrationLabel(iriOf(q.Label)); ok {
-				by = append(by, n)
+			l := iriOf(q.Label)
+			if n, ok := definer(l); ok {
+				out[id] = append(out[id], n)
+			} else if athar.IsCorpusLabel(l) && !slices.Contains(records[id], l) {
+				records[id] = append(records[id], l)
 			}
 		}
-		if len(by) > 0 {
-			out[id] = uniqueIDs(by)
+		if _, ok := out[id]; !ok {
+			out[id] = nil
 		}
 	}
-	return out, nil
+	return out, s.addRecordDefiners(ctx, out, records)
 }
 
 // Entities implements athar.Store. It reads the records from the read model

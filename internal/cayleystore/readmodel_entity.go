@@ -124,15 +124,15 @@ func addEntityCount(tx manifestTx, k string, d int) error {
 	return tx.put(rmEntityBucket, k, binary.AppendUvarint(nil, uint64(m)))
 }
 
-// rmDefinedBy reads from the read model the narrations that give an entity a type, sorted,
-// as Store.definedByFromCayley does from Cayley: the labels of its "l" rows of kind t.
-func rmDefinedBy(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ID, error) {
+// rmDefinedBy reads from the read model what gives an entity a type, as
+// Store.definedByFromCayley does from Cayley: the labels of its "l" rows of kind t, the
+// narrations' and reserved graphs' as ids (definer), the corpus records' as they are
+// (records), for Store.recordNarrations to name.
+func rmDefinedBy(ctx context.Context, tx manifestTx, id athar.ID) (by []athar.ID, records []string, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prefix := "l\x00" + id.IRI() + "\x00t\x00"
-	var by []athar.ID
-	var err error
 	tx.scan(rmEntityBucket, prefix, func(k string, _ []byte) bool {
 		if !strings.HasPrefix(k, prefix) {
 			return false
@@ -142,15 +142,14 @@ func rmDefinedBy(ctx context.Context, tx manifestTx, id athar.ID) ([]athar.ID, e
 			err = errCorruptRow
 			return false
 		}
-		if n, ok := narrationLabel(label); ok {
+		if n, ok := definer(label); ok {
 			by = append(by, n)
+		} else if athar.IsCorpusLabel(label) {
+			records = append(records, label)
 		}
 		return true
 	})
-	if err != nil || len(by) == 0 {
-		return nil, err
-	}
-	return uniqueIDs(by), nil
+	return by, records, err
 }
 
 // rmEntity reads an entity record from the read model, by the rules of Store.entity.

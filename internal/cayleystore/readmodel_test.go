@@ -945,3 +945,60 @@ func onEachBackend(t *testing.T, fn func(t *testing.T, st *Store)) {
 		})
 	}
 }
+
+// TestDefinersFromCayley: DefinedBy and Mentions read from Cayley's quads, as while the
+// read model is stale, give what they give from the read model when corpus records and a
+// reserved graph define and mention entities (storetest's MentionsOfCorpusRecords checks
+// the read model's answers).
+func TestDefinersFromCayley(t *testing.T) {
+	ctx := context.Background()
+	st := openBbolt(t, t.TempDir())
+	defer st.Close()
+	typed := func(label athar.ID, subjects ...string) athar.Changeset {
+		cs := athar.Changeset{Narration: label}
+		for _, s := range subjects {
+			cs.Add = append(cs.Add, athar.Quad{Subject: athar.ID(s).IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypePerson.IRI()), Label: label.IRI()})
+		}
+		return cs
+	}
+	rec := func(key string, narration athar.ID, people ...string) athar.Changeset {
+		cs := typed(athar.ID("corpus:"+key), people...)
+		cs.Add = append(cs.Add,
+			athar.Quad{Subject: narration.IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI()), Label: cs.Narration.IRI()},
+			athar.Quad{Subject: narration.IRI(), Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(cs.Narration.IRI()), Label: cs.Narration.IRI()})
+		return cs
+	}
+	doc := typed("narration:d", "person:p")
+	doc.Add = append(doc.Add, athar.Quad{Subject: athar.ID("narration:d").IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI()), Label: athar.ID("narration:d").IRI()})
+	if err := st.Apply(ctx, typed(athar.PeopleGraph, "person:p", "person:t"), doc, rec("x-1", "narration:x-1", "person:p", "person:c"), rec("x-2", "narration:d", "person:e")); err != nil {
+		t.Fatal(err)
+	}
+	ids := []athar.ID{"person:p", "person:t", "person:c", "person:e", "person:none"}
+	read := func() (map[athar.ID][]athar.ID, map[athar.ID][]athar.ID) {
+		defs, err := st.DefinedBy(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.mentions.m = nil
+		ms, err := st.Mentions(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return defs, ms
+	}
+	defs, ms := read()
+	want := map[athar.ID][]athar.ID{"person:p": {athar.PeopleGraph, "narration:d", "narration:x-1"}, "person:t": {athar.PeopleGraph}, "person:c": {"narration:x-1"}, "person:e": {"narration:d"}}
+	if !reflect.DeepEqual(defs, want) {
+		t.Fatalf("DefinedBy = %v, want %v", defs, want)
+	}
+	st.mu.Lock()
+	st.rmStale = true // reads go to Cayley's indexes
+	st.mu.Unlock()
+	staleDefs, staleMs := read()
+	st.mu.Lock()
+	st.rmStale = false
+	st.mu.Unlock()
+	if !reflect.DeepEqual(staleDefs, defs) || !reflect.DeepEqual(staleMs, ms) {
+		t.Fatalf("from Cayley: DefinedBy %v, Mentions %v; from the read model: %v, %v", staleDefs, staleMs, defs, ms)
+	}
+}

@@ -303,8 +303,9 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 	if len(orphans) == 0 {
 		return nil
 	}
-	// DefinedBy gives narrations; a reserved graph (the isnad resolver's people) or a
-	// corpus record typing the entity keeps it defined too.
+	// DefinedBy names a corpus record by the narration it is, which may be this one (a
+	// document carrying a record): the record, which a document's change leaves in
+	// place, or a reserved graph typing the entity keeps it defined.
 	about, err := im.store.QuadsAbout(ctx, orphans)
 	if err != nil {
 		return fmt.Errorf("check dependents of %s: %w", id, err)

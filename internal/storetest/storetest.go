@@ -843,7 +843,8 @@ func testMergedInto(t *testing.T, st athar.Store) {
 // NarrationQuads and QuadsAbout, and no entity counts the reserved graph as a narration.
 // testRecordMentions: a corpus record's quads (label corpus:KEY) are the narration it is
 // -- narration:KEY, or the narration document carrying it -- for Mentions, whose memo
-// follows records added, given new versions and removed.
+// follows records added, given new versions and removed, and for DefinedBy, which also
+// names the reserved graphs defining an entity.
 func testRecordMentions(t *testing.T, st athar.Store) {
 	ctx := context.Background()
 	person := athar.ID("person:p").IRI()
@@ -858,6 +859,8 @@ func testRecordMentions(t *testing.T, st athar.Store) {
 		if touch {
 			qs = append(qs, athar.Quad{Subject: person, Predicate: athar.VocabBase + "transmits", Object: athar.IRITerm(n)})
 		}
+		// a person the record creates (as the corpus import does for a name as written)
+		qs = append(qs, athar.Quad{Subject: athar.ID("person:w." + key).IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypePerson.IRI())})
 		for i := range qs {
 			qs[i].Label = label
 		}
@@ -887,13 +890,31 @@ func testRecordMentions(t *testing.T, st athar.Store) {
 		{Subject: doc, Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI()), Label: doc},
 		{Subject: person, Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypePerson.IRI()), Label: doc},
 	}
-	mustApply(athar.Changeset{Narration: "narration:d", Add: docQuads}, record("x-1", "narration:x-1", true), record("x-2", "narration:d", true))
+	people := athar.Changeset{Narration: athar.PeopleGraph, Add: []athar.Quad{
+		{Subject: athar.ID("person:t").IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypePerson.IRI()), Label: athar.PeopleGraph.IRI()},
+		{Subject: person, Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypePerson.IRI()), Label: athar.PeopleGraph.IRI()},
+	}}
+	mustApply(people, athar.Changeset{Narration: "narration:d", Add: docQuads}, record("x-1", "narration:x-1", true), record("x-2", "narration:d", true))
 	expect("two records, one carried by a document", "person:p", "narration:d", "narration:x-1")
 	expect("a record's own narration", "narration:x-1", "narration:x-1")
+	// What defines an entity: a record as the narration it is, a reserved graph as itself.
+	defs, err := st.DefinedBy(ctx, []athar.ID{"person:p", "person:t", "person:w.x-1", "person:w.x-2", "person:none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[athar.ID][]athar.ID{
+		"person:p":     {athar.PeopleGraph, "narration:d"},
+		"person:t":     {athar.PeopleGraph},
+		"person:w.x-1": {"narration:x-1"},
+		"person:w.x-2": {"narration:d"},
+	}
+	if !reflect.DeepEqual(defs, want) {
+		t.Errorf("DefinedBy = %v, want %v", defs, want)
+	}
 	// With the memo warm: a record added, a new version leaving the person out, a removal.
 	mustApply(record("x-3", "narration:x-3", true))
 	expect("a record added", "person:p", "narration:d", "narration:x-1", "narration:x-3")
-	mustApply(athar.Changeset{Narration: "corpus:x-1", Remove: record("x-1", "narration:x-1", true).Add[3:]})
+	mustApply(athar.Changeset{Narration: "corpus:x-1", Remove: record("x-1", "narration:x-1", true).Add[3:4]})
 	expect("a new version without the person", "person:p", "narration:d", "narration:x-3")
 	mustApply(athar.Changeset{Narration: "corpus:x-2", Remove: record("x-2", "narration:d", true).Add})
 	expect("the document's record removed (the document stays)", "person:p", "narration:d", "narration:x-3")
