@@ -4299,7 +4299,8 @@ type Narration implements Entity {
   """
   The known entities and Qur'an verse citations the corpus record's texts name, each with
   its passage (docs/corpus.md, "Chains in the graph"), in the order the import found them:
-  the English text's, then the Arabic matn's (the names of the Arabic isnad are its
+  text by text in the order of texts (the Arabic edition's before the English one's), each
+  from its start -- in the Arabic, its matn's only (the names of its isnad are
   recordRoutes). Empty when the narration carries no corpus record. At most first (0 to
   1000).
   """
