@@ -99,6 +99,20 @@ func TestCorpusImport(t *testing.T) {
 		t.Errorf("the Cytoscape export of narration:muslim-4589 lacks its chain's transmits edges:\n%s", cy)
 	}
 
+	// athar delete removes documents: a hadith of the corpus is refused by name, and the
+	// graph is left as it was.
+	for id, want := range map[string]string{
+		"narration:muslim-4589": "delete narration:muslim-4589: a hadith of the corpus (its record corpus:muslim-4589), not a narration document",
+		"narration:muslim-4588": "delete narration:muslim-4588: the id of a corpus record that the narration document narration:muslim-1763 carries: delete narration:muslim-1763",
+	} {
+		if r := cli(t, a, "", "delete", id); exitCode(r.err) != 1 || !strings.Contains(fmt.Sprint(r.err), want) {
+			t.Errorf("delete %s: exit %d, %v", id, exitCode(r.err), r.err)
+		}
+	}
+	if mustCLI(t, a, "export").stdout != exported {
+		t.Fatal("a refused delete changed the graph")
+	}
+
 	// The corpus first, then the seeds: the same bytes.
 	b := storeEnv(t)
 	mustCLI(t, b, append([]string{"corpus", "import"}, files...)...)
@@ -235,6 +249,10 @@ func TestCorpusImportThroughTheLog(t *testing.T) {
 	}
 	if r := mustCLI(t, env, append([]string{"corpus", "import"}, files...)...); !strings.Contains(r.stdout, "0 imported, 26 unchanged") {
 		t.Fatalf("again: %s", r.stdout)
+	}
+	// A delete of a corpus hadith is refused before anything is logged.
+	if r := cli(t, env, "", "delete", "narration:muslim-4589"); exitCode(r.err) != 1 || !strings.Contains(fmt.Sprint(r.err), "a hadith of the corpus (its record corpus:muslim-4589)") {
+		t.Errorf("delete through the log: exit %d, %v", exitCode(r.err), r.err)
 	}
 	fresh := map[string]string{"ATHAR_DATABASE": db, "ATHAR_STORE": "bbolt:" + filepath.Join(t.TempDir(), "fresh")}
 	if got := mustCLI(t, fresh, "export").stdout; got != want {

@@ -143,6 +143,9 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	if len(have) == 0 {
+		if err := CorpusOnly(ctx, im.store, "delete "+string(id), id); err != nil {
+			return err
+		}
 		return athar.E("delete "+string(id), athar.NotFound, "no such narration")
 	}
 	if err := im.checkDependents(ctx, "delete "+string(id), id, have, nil); err != nil {
@@ -157,6 +160,28 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	im.notify(ctx, css...)
+	return nil
+}
+
+// CorpusOnly returns an Invalid error naming op when narration id has no document of its
+// own but is a hadith of the corpus -- its record's narration, or a record's own id that a
+// document carries -- which deleting or replacing a document cannot remove (docs/corpus.md,
+// "Known limits of the import"); nil otherwise.
+func CorpusOnly(ctx context.Context, st athar.Store, op string, id athar.ID) error {
+	ns, err := st.NarrationSummaries(ctx, []athar.ID{id})
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if len(ns) > 0 && ns[0] != nil && ns[0].Corpus != "" {
+		return athar.E(op, athar.Invalid, "a hadith of the corpus (its record %s:%s), not a narration document: athar delete removes documents, and corpus records stay (docs/corpus.md)", athar.CorpusPrefix, ns[0].Corpus)
+	}
+	on, err := athar.RecordNarration(ctx, st, id)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if on != "" {
+		return athar.E(op, athar.Invalid, "the id of a corpus record that the narration document %s carries: delete %s to remove the document (the record stays, on its own id again)", on, on)
+	}
 	return nil
 }
 

@@ -64,11 +64,14 @@ func (r *Replica) Delete(ctx context.Context, id athar.ID) error {
 	if err := r.Sync(ctx); err != nil {
 		return err
 	}
-	ns, err := r.view.Narrations(ctx, []athar.ID{id})
+	qs, err := r.view.NarrationQuads(ctx, id)
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	if ns[0] == nil {
+	if len(qs) == 0 {
+		if err := ingest.CorpusOnly(ctx, r.view, "delete "+string(id), id); err != nil {
+			return err
+		}
 		return athar.E("delete "+string(id), athar.NotFound, "no such narration")
 	}
 	a, err := r.submit(ctx, Entry{Kind: KindDelete, Narration: id})
