@@ -594,13 +594,16 @@ func (c *mentionCache) apply(change *manifestChange) {
 	for _, l := range change.labels {
 		n, ok := narrationLabel(l)
 		if !ok && athar.IsCorpusLabel(l) {
-			// A corpus record: the narration it is, when the change states it.
+			// A corpus record. A new one states the narration it is; a new version may not
+			// (only what changed is in the change) and may move the record to another
+			// narration (a document carrying it), so whatever it touches is read again
+			// when next asked.
 			n, ok = recordNarration(l, change.add[l])
-			if !ok {
-				// Not stated here (a new version of the record): whatever the change
-				// touches is read again when next asked.
-				for id := range touched(append(change.remove[l], change.add[l]...)) {
-					delete(c.m, id)
+			if !ok || len(change.remove[l]) > 0 {
+				for _, qs := range [][]quad.Quad{change.remove[l], change.add[l]} {
+					for id := range touched(qs) {
+						delete(c.m, id)
+					}
 				}
 				continue
 			}

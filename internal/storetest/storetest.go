@@ -914,6 +914,12 @@ func testRecordMentions(t *testing.T, st athar.Store) {
 	// With the memo warm: a record added, a new version leaving the person out, a removal.
 	mustApply(record("x-3", "narration:x-3", true))
 	expect("a record added", "person:p", "narration:d", "narration:x-1", "narration:x-3")
+	mustApply(record("x-4", "narration:x-4", true))
+	expect("another", "person:p", "narration:d", "narration:x-1", "narration:x-3", "narration:x-4")
+	mustApply(athar.Changeset{Narration: "corpus:x-4", Remove: record("x-4", "narration:x-4", true).Add, Add: record("x-4", "narration:d", true).Add})
+	expect("a record moved to a document", "person:p", "narration:d", "narration:x-1", "narration:x-3")
+	mustApply(athar.Changeset{Narration: "corpus:x-4", Remove: record("x-4", "narration:d", true).Add})
+	expect("the moved record removed", "person:p", "narration:d", "narration:x-1", "narration:x-3")
 	mustApply(athar.Changeset{Narration: "corpus:x-1", Remove: record("x-1", "narration:x-1", true).Add[3:4]})
 	expect("a new version without the person", "person:p", "narration:d", "narration:x-3")
 	mustApply(athar.Changeset{Narration: "corpus:x-2", Remove: record("x-2", "narration:d", true).Add})
