@@ -328,25 +328,7 @@ func (im *Local) checkDependents(ctx context.Context, op string, id athar.ID, ha
 	if len(orphans) == 0 {
 		return nil
 	}
-	// DefinedBy names a corpus record by the narration it is, which may be this one (a
-	// document carrying a record): the record, which a document's change leaves in
-	// place, or a reserved graph typing the entity keeps it defined.
-	about, err := im.store.QuadsAbout(ctx, orphans)
-	if err != nil {
-		return fmt.Errorf("check dependents of %s: %w", id, err)
-	}
-	kept := map[athar.ID]bool{}
-	for _, q := range about {
-		if q.Predicate == athar.RDFType && q.Label != id.IRI() && (athar.IsReservedGraph(q.Label) || athar.IsCorpusLabel(q.Label)) {
-			if e, ok := athar.ParseIRI(q.Subject); ok {
-				kept[e] = true
-			}
-		}
-	}
-	lost = slices.DeleteFunc(orphans, func(e athar.ID) bool { return kept[e] })
-	if len(lost) == 0 {
-		return nil
-	}
+	lost = orphans
 	ents, err := im.store.Entities(ctx, lost)
 	if err != nil {
 		return fmt.Errorf("check dependents of %s: %w", id, err)
