@@ -1249,15 +1249,29 @@ var RandomIDs = func() []athar.ID {
 }()
 
 // RandomWrites runs steps random imports, new versions, deletes and merges of six
-// narrations about RandomIDs through the writer (the same sequence every run), calling
-// check after each. Refused writes are logged, not failed.
+// narrations about RandomIDs through the writer, and writes of three corpus records
+// (randomRecord) beside them, the same sequence every run, calling check after each.
+// Refused writes are logged, not failed.
 func RandomWrites(t *testing.T, st athar.Store, steps int, check func(step int)) {
 	t.Helper()
 	ctx := context.Background()
 	w := ingest.NewLocal(st, schema.Vocabulary())
 	rnd := rand.New(rand.NewPCG(14, 14))
 	for step := range steps {
-		switch op := rnd.IntN(10); {
+		switch op := rnd.IntN(12); {
+		case op >= 10: // a corpus record: new, a new version, or removed
+			label := athar.ID(fmt.Sprintf("%s:k%d", athar.CorpusPrefix, rnd.IntN(3)))
+			have, err := st.NarrationQuads(ctx, label)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []athar.Quad
+			if op == 10 {
+				want = randomRecord(label, rnd)
+			}
+			if err := st.Apply(ctx, athar.Diff(label, have, want)); err != nil {
+				t.Fatalf("step %d: record %s: %v", step, label, err)
+			}
 		case op < 6: // import, or a new version
 			src := randomDoc(rnd.IntN(6), rnd.IntN(1000))
 			if src == "" {
@@ -1284,6 +1298,43 @@ func RandomWrites(t *testing.T, st athar.Store, steps int, check func(step int))
 	}
 }
 
+// randomRecord returns the quads of a corpus record under label: its narration is its own
+// (narration:kN) or one of the random documents' (a document carrying the record), which
+// one of its people transmits; it creates a person of its own, as the corpus import does
+// for a name as written, and names one more of RandomIDs' people.
+func randomRecord(label athar.ID, rnd *rand.Rand) []athar.Quad {
+	key := label.Local()
+	n := athar.ID("narration:" + key)
+	if rnd.IntN(2) == 0 {
+		n = athar.ID(fmt.Sprintf("narration:r%d", rnd.IntN(6)))
+	}
+	l, ni := label.IRI(), n.IRI()
+	created := athar.ID("person:w." + key)
+	q := func(s, p string, o athar.Term) athar.Quad {
+		return athar.Quad{Subject: s, Predicate: p, Object: o, Label: l}
+	}
+	qs := []athar.Quad{
+		q(ni, athar.RDFType, athar.IRITerm(athar.TypeNarration.IRI())),
+		q(ni, athar.PredCorpusRecord, athar.IRITerm(l)),
+		q(ni, athar.RDFSLabel, athar.StringTerm("Record "+key)),
+		q(created.IRI(), athar.RDFType, athar.IRITerm(athar.TypePerson.IRI())),
+		q(created.IRI(), athar.RDFSLabel, athar.StringTerm("W "+key)),
+	}
+	// Each transmits claim as the corpus import states it (hadith's emitter): the plain
+	// triple, the claim node and the record's attestation.
+	for _, p := range []athar.ID{created, athar.ID(fmt.Sprintf("person:p%d", rnd.IntN(4)))} {
+		obj := athar.IRITerm(ni)
+		c := athar.ClaimID(p, "transmits", obj)
+		a := athar.AttestationID(c, n, -1, -1).IRI()
+		qs = append(qs,
+			q(p.IRI(), athar.VocabBase+"transmits", obj),
+			q(c.IRI(), athar.PredSubject, athar.IRITerm(p.IRI())),
+			q(a, athar.PredClaim, athar.IRITerm(c.IRI())),
+			q(a, athar.PredNarration, obj))
+	}
+	return qs
+}
+
 // checkMentions compares what Mentions gives -- memoised by the store and kept in step by
 // its writes, warmed by the check of the step before -- with the narrations labelling
 // quads that touch each entity, for every entity the random writes name.
@@ -1293,7 +1344,7 @@ func checkMentions(t *testing.T, st athar.Store, step int) {
 	want := map[athar.ID][]athar.ID{}
 	var ids []athar.ID
 	for i := range 6 {
-		for _, f := range []string{"person:p%d", "concept:c%d", "event:e%d", "narration:r%d"} {
+		for _, f := range []string{"person:p%d", "concept:c%d", "event:e%d", "narration:r%d", "narration:k%d", "person:w.k%d"} {
 			ids = append(ids, athar.ID(fmt.Sprintf(f, i)))
 		}
 	}
@@ -1308,19 +1359,34 @@ func checkMentions(t *testing.T, st athar.Store, step int) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	defs := map[athar.ID][]athar.ID{} // what DefinedBy should give
 	for _, q := range all {
 		n, ok := athar.ParseIRI(q.Label)
 		if athar.IsCorpusLabel(q.Label) {
 			n, ok = record[q.Label]
 		}
-		if !ok || n.Prefix() != athar.TypeNarration.Prefix() {
+		if !ok || n.Prefix() != athar.TypeNarration.Prefix() && !athar.IsReservedGraph(q.Label) {
 			continue
+		}
+		if s, _ := athar.ParseIRI(q.Subject); q.Predicate == athar.RDFType && slices.Contains(ids, s) && !slices.Contains(defs[s], n) {
+			defs[s] = append(defs[s], n)
+		}
+		if athar.IsReservedGraph(q.Label) {
+			continue // it defines; it does not mention
 		}
 		for _, v := range []string{q.Subject, q.Object.IRI} {
 			if id, ok := athar.ParseIRI(v); ok && !slices.Contains(want[id], n) {
 				want[id] = append(want[id], n)
 			}
 		}
+	}
+	for _, by := range defs {
+		slices.Sort(by)
+	}
+	if got, err := st.DefinedBy(ctx, ids); err != nil {
+		t.Fatal(err)
+	} else if !reflect.DeepEqual(got, defs) {
+		t.Fatalf("step %d: DefinedBy = %v, the quads give %v", step, got, defs)
 	}
 	for id, ns := range want {
 		if _, typed := athar.TypeOfPrefix(id.Prefix()); !typed {
