@@ -87,6 +87,9 @@ func (im *Local) Merge(ctx context.Context, keep, remove athar.ID) (MergeResult,
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", op, err)
 		}
+		if len(have) == 0 {
+			continue // a corpus record's narration only: mergeCorpus rewrites records
+		}
 		c, err := narration.Decompile(n, have, im.vocab)
 		if err != nil {
 			return res, athar.E(op, athar.Conflict, err)
