@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/athar-hadith/athar/internal/testsupport"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/queries.md from testdata/queries.yaml")
@@ -85,26 +87,8 @@ func TestQueriesDoc(t *testing.T) {
 		t.Fatalf("%v (run go test ./graph -run TestQueriesDoc -update)", err)
 	}
 	if string(want) != got {
-		t.Errorf("%s is stale: run go test ./graph -run TestQueriesDoc -update\n%s", queriesDoc, firstDiff(string(want), got))
+		t.Errorf("%s is stale: run go test ./graph -run TestQueriesDoc -update\n%s", queriesDoc, testsupport.FirstDiff(string(want), got))
 	}
-}
-
-// firstDiff shows the first line where two texts differ.
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  doc:  %q\n  want: %q", i+1, x, y)
-		}
-	}
-	return ""
 }
 
 const docHeader = `# Research questions, as GraphQL queries

@@ -328,35 +328,7 @@ func TestCorpusRecordExportGolden(t *testing.T) {
 	mustCLI(t, e, append([]string{"corpus", "import"}, corpusFiles(t)...)...)
 	for _, f := range []struct{ format, file string }{{"nquads", "muslim-4591.nq"}, {"cytoscape", "muslim-4591.cyjs"}} {
 		got := []byte(mustCLI(t, e, "export", "--narration", "narration:muslim-4591", "--format", f.format).stdout)
-		path := filepath.Join("testdata", "golden", f.file)
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test ./cmd/athar -run TestCorpusRecordExportGolden -update writes it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-			for i := 0; i < len(gl) || i < len(wl); i++ {
-				if i >= len(gl) || i >= len(wl) || gl[i] != wl[i] {
-					g, w := "(none)", "(none)"
-					if i < len(gl) {
-						g = gl[i]
-					}
-					if i < len(wl) {
-						w = wl[i]
-					}
-					t.Fatalf("%s: line %d differs from the golden file (-update rewrites it if the change is meant):\n got  %s\n want %s", path, i+1, g, w)
-				}
-			}
-		}
+		testsupport.Golden(t, filepath.Join("testdata", "golden", f.file), got, *update)
 	}
 	if r := mustCLI(t, e, "export", "--narration", "narration:muslim-4591"); !strings.Contains(r.stdout, "/route/1/1>") || !strings.Contains(r.stdout, "/mention/1>") || !strings.Contains(r.stdout, "vocab#narrates>") {
 		t.Error("Muslim 4591's export lacks its chain, mentions or narrator of record: pick another hadith for the golden file")

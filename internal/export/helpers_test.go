@@ -1,7 +1,6 @@
 package export_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/athar-hadith/athar/internal/export"
 	"github.com/athar-hadith/athar/internal/ingest"
 	"github.com/athar-hadith/athar/internal/narration"
+	"github.com/athar-hadith/athar/internal/testsupport"
 	"github.com/athar-hadith/athar/schema"
 	"github.com/athar-hadith/athar/seeds"
 )
@@ -82,38 +82,7 @@ func fileName(name, format string) string {
 // golden compares got with testdata/name, or rewrites the file under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\n%s", path, firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first line where got departs from want.
-func firstDiff(want, got []byte) string {
-	wl, gl := bytes.Split(want, []byte("\n")), bytes.Split(got, []byte("\n"))
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g []byte
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if !bytes.Equal(w, g) {
-			return "line " + itoa(i+1) + ":\n  want: " + string(w) + "\n  got:  " + string(g)
-		}
-	}
-	return ""
+	testsupport.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func itoa(n int) string { return string(appendInt(nil, n)) }

@@ -103,7 +103,7 @@ func TestCorpusAndDocumentsInEitherOrder(t *testing.T) {
 
 	qa, qb := testsupport.Quads(t, a), testsupport.Quads(t, b)
 	if qa != qb {
-		t.Fatalf("the graphs differ with the order of import:\n%s", firstDiff(qa, qb))
+		t.Fatalf("the graphs differ with the order of import:\n%s", testsupport.FirstDiff(qa, qb))
 	}
 	// Muslim 4588 is the seed muslim-1763: one narration, with the document's text and
 	// both of the corpus's, the document's claims on it, and no narration:muslim-4588.
@@ -164,7 +164,7 @@ func TestCorpusAndDocumentsInEitherOrder(t *testing.T) {
 	}
 	importRecords(t, wc, recs)
 	if qa, qc := testsupport.Quads(t, a), testsupport.Quads(t, c); qa != qc {
-		t.Fatalf("deleting the document after the corpus differs from before it:\n%s", firstDiff(qa, qc))
+		t.Fatalf("deleting the document after the corpus differs from before it:\n%s", testsupport.FirstDiff(qa, qc))
 	}
 }
 
@@ -233,16 +233,6 @@ func TestCorpusTextDiffers(t *testing.T) {
 	if n := ns[0]; n.Texts[0].Source != athar.TextFromDocument || n.Text != n.Texts[0].Text || n.Texts[2].Text == n.Text {
 		t.Fatalf("texts %+v", n.Texts)
 	}
-}
-
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if la[i] != lb[i] {
-			return "- " + la[i] + "\n+ " + lb[i]
-		}
-	}
-	return "lengths differ"
 }
 
 // The same, the corpus first: importing the document says so.
