@@ -121,7 +121,11 @@ func (r *chapterResolver) Narrations(ctx context.Context, obj *model.Chapter, fi
 // corpusNarration finds the narration a corpus record's own id (narration:muslim-4588)
 // names when a document sits on it under another id; "" when none.
 func (r *Resolver) corpusNarration(ctx context.Context, id athar.ID) (athar.ID, error) {
-	return athar.RecordNarration(ctx, r.store, id)
+	n, _, err := athar.NarrationNamed(ctx, r.store, id)
+	if n == id {
+		return "", err // a narration of its own: the caller found none by this id
+	}
+	return n, err
 }
 
 // narrationList loads the narrations of a list field: their summaries when the field asks

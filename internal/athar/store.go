@@ -226,27 +226,37 @@ type GradingPage struct {
 	More     bool // some follow this page
 }
 
-// RecordNarration returns the narration a corpus record's own id (narration:muslim-4588,
-// the record corpus:muslim-4588) is, when a narration document carries the record under
-// another id (narration:muslim-1763, which states the record with PredCorpusRecord);
-// "" when id is no such record's.
-func RecordNarration(ctx context.Context, st interface {
+// NarrationNamed returns the narration id names and the key of the corpus record that
+// narration carries ("" when none): id itself when it is a narration of the store, or,
+// for a corpus record's own id (narration:muslim-4588, the record corpus:muslim-4588),
+// the narration document carrying the record under another id (narration:muslim-1763,
+// which states it with PredCorpusRecord); "" for n when id names no narration. It is how
+// GraphQL's narration(id:), the narration export and delete read an id.
+func NarrationNamed(ctx context.Context, st interface {
+	NarrationSummaries(ctx context.Context, ids []ID) ([]*Narration, error)
 	QuadsTo(ctx context.Context, predicate string, object Term) ([]Quad, error)
-}, id ID) (ID, error) {
+}, id ID) (n ID, corpus string, err error) {
+	ns, err := st.NarrationSummaries(ctx, []ID{id})
+	if err != nil {
+		return "", "", err
+	}
+	if len(ns) > 0 && ns[0] != nil {
+		return id, ns[0].Corpus, nil
+	}
 	if id.Prefix() != TypeNarration.Prefix() {
-		return "", nil
+		return "", "", nil
 	}
 	label := ID(CorpusPrefix + ":" + id.Local()).IRI()
 	qs, err := st.QuadsTo(ctx, PredCorpusRecord, IRITerm(label))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, q := range qs {
 		if q.Label == label {
 			if n, ok := ParseIRI(q.Subject); ok {
-				return n, nil
+				return n, id.Local(), nil
 			}
 		}
 	}
-	return "", nil
+	return "", "", nil
 }

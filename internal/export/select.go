@@ -277,27 +277,20 @@ func selectNarration(ctx context.Context, st athar.Store, id athar.ID) (*Subgrap
 // the record's label, and a narration document recording the same hadith keeps its
 // claims under its own.
 func narrationQuads(ctx context.Context, st athar.Store, id athar.ID) ([]athar.Quad, error) {
-	qs, err := st.NarrationQuads(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	ns, err := st.NarrationSummaries(ctx, []athar.ID{id})
-	if err != nil {
-		return nil, err
-	}
-	if len(qs) == 0 && (len(ns) == 0 || ns[0] == nil) {
-		// A corpus record's own id, when a document's narration carries the record (as
-		// GraphQL's narration(id:) answers it).
-		if on, err := athar.RecordNarration(ctx, st, id); err != nil || on == "" {
-			return nil, err
-		} else {
-			return narrationQuads(ctx, st, on)
+	n, corpus, err := athar.NarrationNamed(ctx, st, id)
+	if err != nil || n == "" {
+		// not a narration the store holds: what its label holds, if anything (a reserved
+		// graph's quads)
+		if err == nil {
+			return st.NarrationQuads(ctx, id)
 		}
+		return nil, err
 	}
-	if len(ns) == 0 || ns[0] == nil || ns[0].Corpus == "" {
-		return qs, nil
+	qs, err := st.NarrationQuads(ctx, n)
+	if err != nil || corpus == "" {
+		return qs, err
 	}
-	rec, err := st.NarrationQuads(ctx, athar.ID(athar.CorpusPrefix+":"+ns[0].Corpus))
+	rec, err := st.NarrationQuads(ctx, athar.ID(athar.CorpusPrefix+":"+corpus))
 	if err != nil {
 		return nil, err
 	}

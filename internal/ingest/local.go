@@ -168,19 +168,14 @@ func (im *Local) Delete(ctx context.Context, id athar.ID) error {
 // document carries -- which deleting or replacing a document cannot remove (docs/corpus.md,
 // "Known limits of the import"); nil otherwise.
 func CorpusOnly(ctx context.Context, st athar.Store, op string, id athar.ID) error {
-	ns, err := st.NarrationSummaries(ctx, []athar.ID{id})
-	if err != nil {
+	n, corpus, err := athar.NarrationNamed(ctx, st, id)
+	switch {
+	case err != nil:
 		return fmt.Errorf("%s: %w", op, err)
-	}
-	if len(ns) > 0 && ns[0] != nil && ns[0].Corpus != "" {
-		return athar.E(op, athar.Invalid, "a hadith of the corpus (its record %s:%s), not a narration document: athar delete removes documents, and corpus records stay (docs/corpus.md)", athar.CorpusPrefix, ns[0].Corpus)
-	}
-	on, err := athar.RecordNarration(ctx, st, id)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if on != "" {
-		return athar.E(op, athar.Invalid, "the id of a corpus record that the narration document %s carries: delete %s to remove the document (the record stays, on its own id again)", on, on)
+	case n == id && corpus != "":
+		return athar.E(op, athar.Invalid, "a hadith of the corpus (its record %s:%s), not a narration document: athar delete removes documents, and corpus records stay (docs/corpus.md)", athar.CorpusPrefix, corpus)
+	case n != "" && n != id:
+		return athar.E(op, athar.Invalid, "the id of a corpus record that the narration document %s carries: delete %s to remove the document (the record stays, on its own id again)", n, n)
 	}
 	return nil
 }
