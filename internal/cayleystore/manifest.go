@@ -494,7 +494,8 @@ type manifestChange struct {
 	both map[string]bool
 	// The records of the quads removed (looked up before Cayley's commit, while their
 	// terms still exist; a quad whose terms do not all exist was not stored) and added
-	// (after it, once the new terms have ids).
+	// (after it, once the new terms have ids): one a quad of add and remove, in their
+	// order, "" for a quad not stored.
 	addRecs, removeRecs map[string][]string
 }
 
@@ -536,7 +537,7 @@ func newManifestChange(deltas []graph.Delta) *manifestChange {
 }
 
 // records looks up the records of the quads of one side of the change (see addRecs), with
-// the terms' ids in known (see recordsOf).
+// the terms' ids in known (see recordsOf): one a quad, "" for a quad not stored.
 func (s *Store) records(ctx context.Context, c *manifestChange, side map[string][]quad.Quad, known termIDs) (map[string][]string, error) {
 	var all []quad.Quad
 	for _, l := range c.labels {
@@ -549,11 +550,14 @@ func (s *Store) records(ctx context.Context, c *manifestChange, side map[string]
 	out := map[string][]string{}
 	i := 0
 	for _, l := range c.labels {
-		for range side[l] {
-			if found[i] {
-				out[l] = append(out[l], recs[i])
+		if n := len(side[l]); n > 0 {
+			out[l] = recs[i : i+n : i+n]
+			for j := range out[l] {
+				if !found[i+j] {
+					out[l][j] = ""
+				}
 			}
-			i++
+			i += n
 		}
 	}
 	return out, nil
@@ -631,13 +635,16 @@ func (s *Store) commitManifest(c *manifestChange, skip map[string]bool, rm func(
 				return err
 			}
 		}
-		return writeEntries(tx, c, skip)
+		return writeEntries(tx, c, skip, rm != nil)
 	})
 }
 
 // writeEntries writes the entries of the labels c touched, but those in skip, from their
-// old entries and c's records, and clears their marks.
-func writeEntries(tx manifestTx, c *manifestChange, skip map[string]bool) error {
+// old entries and c's records, and clears their marks. With mentions, it also moves the
+// read model's mention counts by the quads each entry gains and loses
+// (readmodel_mention.go).
+func writeEntries(tx manifestTx, c *manifestChange, skip map[string]bool, mentions bool) error {
+	counts := mentionCounts{}
 	for _, l := range c.labels {
 		if skip[l] {
 			continue
@@ -650,9 +657,14 @@ func writeEntries(tx manifestTx, c *manifestChange, skip map[string]bool) error 
 		for _, r := range old {
 			set[r] = true
 		}
+		if mentions {
+			counts.countEntry(c, l, set)
+		}
 		// Cayley's KV backend applies a transaction's additions before its removals.
 		for _, r := range c.addRecs[l] {
-			set[r] = true
+			if r != "" {
+				set[r] = true
+			}
 		}
 		for _, r := range c.removeRecs[l] {
 			delete(set, r)
@@ -664,7 +676,7 @@ func writeEntries(tx manifestTx, c *manifestChange, skip map[string]bool) error 
 			return err
 		}
 	}
-	return nil
+	return counts.write(tx)
 }
 
 func putEntry(tx manifestTx, label string, set map[string]bool) error {
@@ -697,7 +709,7 @@ func (s *Store) openManifest(ctx context.Context) error {
 		return s.rebuildManifest(ctx)
 	}
 	if len(pending) > 0 {
-		return s.rebuildLabels(ctx, pending)
+		return s.rebuildLabels(ctx, pending, nil)
 	}
 	return nil
 }
@@ -755,8 +767,11 @@ func (s *Store) rebuildManifest(ctx context.Context) error {
 }
 
 // rebuildLabels rebuilds the entries of the labels from one scan of the store and clears
-// their marks. Callers hold the write lock (or own the store, at Open).
-func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
+// their marks. With recount (label -> entity IRIs, from mentionsTouched), it also sets
+// those entities' mention counts in those labels from the rebuilt entries and clears the
+// read model's mark, in the same transaction. Callers hold the write lock (or own the
+// store, at Open).
+func (s *Store) rebuildLabels(ctx context.Context, labels []string, recount map[string][]string) error {
 	want := map[string]bool{}
 	for _, l := range labels {
 		if l != rebuildAllKey && l != rmPendingKey {
@@ -771,6 +786,10 @@ func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
 		sets[label][rec] = true
 		return nil
 	})
+	var counts mentionCounts
+	if err == nil && recount != nil {
+		counts, err = s.recountMentions(ctx, sets, recount)
+	}
 	if err == nil {
 		err = s.man.update(func(tx manifestTx) error {
 			for l := range want {
@@ -781,7 +800,13 @@ func (s *Store) rebuildLabels(ctx context.Context, labels []string) error {
 					return err
 				}
 			}
-			return nil
+			if recount == nil {
+				return nil
+			}
+			if err := counts.set(tx); err != nil {
+				return err
+			}
+			return tx.del(pendingBucket, rmPendingKey)
 		})
 	}
 	if err != nil {

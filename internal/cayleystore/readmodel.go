@@ -64,7 +64,7 @@ const (
 	rmPendingKey = "\x01readmodel"
 )
 
-var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket}
+var rmBuckets = []string{rmAboutBucket, rmPredBucket, rmLayoutBucket, rmEntityBucket, rmClaimBucket, rmAdjBucket, rmGradingBucket, rmTypesBucket, rmNarrationBucket, rmMentionBucket}
 
 // rmRetiredBuckets are buckets of earlier layouts of the read model, dropped by a rebuild.
 var rmRetiredBuckets = []string{"athar.rm.count", "athar.rm.claim", "athar.rm.claim2", "athar.rm.claim3", "athar.rm.layout2"}
@@ -556,6 +556,13 @@ func (s *Store) buildInto(ctx context.Context, man manifestKV, spill func() erro
 	var batch []quad.Quad
 	apply := func() error {
 		err := man.update(func(tx manifestTx) error {
+			counts := mentionCounts{}
+			for _, q := range batch {
+				counts.count(q, 1)
+			}
+			if err := counts.write(tx); err != nil {
+				return err
+			}
 			return rmApplyAll(tx, batch, true)
 		})
 		batch = batch[:0]
@@ -583,7 +590,7 @@ func (s *Store) buildInto(ctx context.Context, man manifestKV, spill func() erro
 }
 
 // scanReadModel reads every quad of the store once and calls fn with those the read model
-// keeps rows for (plain triples, entity records), in no particular order. On the KV
+// keeps rows for (plain triples, entity records, mentions), in no particular order. On the KV
 // backends it resolves the terms of those quads only, scanBatch at a time, after the scan:
 // fn may then write to bbolt, which it must not do while the scan's read transaction is
 // open (a commit that grows the file waits for every reader to finish). It counts as one
@@ -592,7 +599,10 @@ func (s *Store) scanReadModel(ctx context.Context, fn func(quad.Quad) error) err
 	s.fullScans.Add(1)
 	ctx = athar.WholeScan(ctx) // every quad: none of their values belongs in the node cache
 	add := func(q quad.Quad) error {
-		if labelOf(q) != "" && readModelKeeps(q) {
+		if labelOf(q) == "" {
+			return nil
+		}
+		if _, n, _ := mentioned(q); n > 0 || readModelKeeps(q) {
 			return fn(q)
 		}
 		return nil
@@ -623,7 +633,8 @@ func (s *Store) scanReadModel(ctx context.Context, fn func(quad.Quad) error) err
 				return err
 			}
 			pi := iriOf(vals[0])
-			keep = athar.IsRelation(pi) || entityKind[pi] != "" || claimFieldPreds[pi] || gradingPredicate(pi)
+			// Any quad but an offset may touch an entity (readmodel_mention.go).
+			keep = !mentionSkips[pi] || athar.IsRelation(pi) || entityKind[pi] != "" || claimFieldPreds[pi] || gradingPredicate(pi)
 			kept[p.Predicate] = keep
 		}
 		if keep {

@@ -22,7 +22,7 @@ package cayleystore
 //	stale  = count label...
 //	changes = count (label adds removes removeRecs)...
 //	adds, removes = count quad...        quad = subject predicate object label (values)
-//	removeRecs = count rec...
+//	removeRecs = count rec...            one a quad of removes, "" for one not stored
 //
 // Counts are uvarints; labels, records and values (pquads.MarshalValue) are uvarint-length
 // prefixed.
@@ -37,7 +37,10 @@ import (
 	"github.com/cayleygraph/quad/pquads"
 )
 
-const redoVersion = 1
+// redoVersion 2: removeRecs has one record a quad removed ("" for one not stored), which
+// the mention counts need (readmodel_mention.go); a redo of version 1 is not replayed
+// (Open rebuilds the read model instead).
+const redoVersion = 2
 
 // encodeRedo encodes what step 3 of c needs, stale being the labels c found pending.
 func encodeRedo(c *manifestChange, stale []string) ([]byte, error) {

@@ -84,7 +84,7 @@ func (s *Store) applyRemoval(ctx context.Context, deltas []graph.Delta, c *manif
 		if err := rmApplyAll(tx, del, false); err != nil {
 			return err
 		}
-		if err := writeEntries(tx, c, nil); err != nil {
+		if err := writeEntries(tx, c, nil, true); err != nil {
 			return err
 		}
 		if tx.err != nil {
@@ -103,7 +103,7 @@ func (s *Store) applyRemoval(ctx context.Context, deltas []graph.Delta, c *manif
 		// marks have the next Open rebuild them, if rebuilding now fails.
 		s.rmStale = true
 		if _, err := s.markPending(c.labels); err == nil {
-			_ = s.rebuildLabels(context.WithoutCancel(ctx), c.labels)
+			_ = s.rebuildLabels(context.WithoutCancel(ctx), c.labels, nil)
 		}
 	}
 	s.mentions.apply(c)
@@ -141,6 +141,9 @@ func (s *Store) hidden(ctx context.Context, kqs *kv.QuadStore, c *manifestChange
 			continue // a label the store lacks labels nothing
 		}
 		for _, r := range c.removeRecs[l] {
+			if r == "" {
+				continue // not stored
+			}
 			spo, err := recordIDs(r)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", l, err)

@@ -352,6 +352,10 @@ func (s *Store) finishWrites(wctx context.Context, change *manifestChange, stale
 	}
 	var err error
 	var rm func(manifestTx) error
+	rebuild := append([]string(nil), stale...)
+	for l := range change.both {
+		rebuild = append(rebuild, l)
+	}
 	if !s.rmStale {
 		var put, del []quad.Quad
 		if !rowsWritten {
@@ -374,13 +378,12 @@ func (s *Store) finishWrites(wctx context.Context, change *manifestChange, stale
 				if err := rmApplyAll(tx, put, true); err != nil {
 					return err
 				}
+				if len(rebuild) > 0 {
+					return nil // the mention counts of those labels are not in step yet
+				}
 				return tx.del(pendingBucket, rmPendingKey)
 			}
 		}
-	}
-	rebuild := append([]string(nil), stale...)
-	for l := range change.both {
-		rebuild = append(rebuild, l)
 	}
 	skip := map[string]bool{}
 	for _, l := range rebuild {
@@ -391,7 +394,16 @@ func (s *Store) finishWrites(wctx context.Context, change *manifestChange, stale
 		s.rmStale = true
 	}
 	if err == nil && len(rebuild) > 0 {
-		_ = s.rebuildLabels(wctx, rebuild)
+		// Those entries are rebuilt from a scan rather than moved by the change's records,
+		// and the mention counts of what the change touched there are set from them, in
+		// the same transaction, which clears the read model's mark (readmodel_mention.go).
+		var recount map[string][]string
+		if rm != nil {
+			recount = mentionsTouched(change, rebuild)
+		}
+		if err := s.rebuildLabels(wctx, rebuild, recount); err != nil && recount != nil {
+			s.rmStale = true // marked: Open rebuilds it
+		}
 	}
 }
 
