@@ -658,7 +658,9 @@ func writeEntries(tx manifestTx, c *manifestChange, skip map[string]bool, mentio
 			set[r] = true
 		}
 		if mentions {
-			counts.countEntry(c, l, set)
+			if err := counts.countEntry(c, l, set); err != nil {
+				return err
+			}
 		}
 		// Cayley's KV backend applies a transaction's additions before its removals.
 		for _, r := range c.addRecs[l] {

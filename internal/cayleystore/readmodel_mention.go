@@ -121,7 +121,11 @@ func (m mentionCounts) write(tx manifestTx) error {
 // record was. addRecs and removeRecs are c's, one per quad of each side ("" for a quad
 // whose terms the store lacked: not stored). Only for a label no quad of which the change
 // both adds and removes (manifestChange.both).
-func (m mentionCounts) countEntry(c *manifestChange, label string, old map[string]bool) {
+func (m mentionCounts) countEntry(c *manifestChange, label string, old map[string]bool) error {
+	if len(c.addRecs[label]) != len(c.add[label]) || len(c.removeRecs[label]) != len(c.remove[label]) {
+		return fmt.Errorf("%s: %d and %d records for %d quads added and %d removed", label,
+			len(c.addRecs[label]), len(c.removeRecs[label]), len(c.add[label]), len(c.remove[label]))
+	}
 	for i, q := range c.add[label] {
 		if r := c.addRecs[label][i]; r != "" && !old[r] {
 			m.count(q, 1)
@@ -132,6 +136,7 @@ func (m mentionCounts) countEntry(c *manifestChange, label string, old map[strin
 			m.count(q, -1)
 		}
 	}
+	return nil
 }
 
 // rmMentions returns the labels of the quads touching entity (an IRI), from its rows.

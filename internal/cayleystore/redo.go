@@ -93,8 +93,12 @@ func decodeRedo(b []byte) (*manifestChange, []string, error) {
 	n := r.uvarint()
 	for i := uint64(0); i < n && r.err == nil; i++ {
 		l := string(r.bytes())
+		var removes uint64
 		for _, action := range []graph.Procedure{graph.Add, graph.Delete} {
 			m := r.uvarint()
+			if action == graph.Delete {
+				removes = m
+			}
 			for j := uint64(0); j < m && r.err == nil; j++ {
 				var vs [4]quad.Value
 				for k := range vs {
@@ -113,6 +117,9 @@ func decodeRedo(b []byte) (*manifestChange, []string, error) {
 		}
 		if recs := r.strings(); len(recs) > 0 {
 			removeRecs[l] = recs
+		}
+		if r.err == nil && uint64(len(removeRecs[l])) != removes {
+			r.err = errCorruptRedo // one record a quad removed
 		}
 	}
 	if r.err == nil && len(r.b) != 0 {
