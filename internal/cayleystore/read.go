@@ -473,7 +473,7 @@ func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]at
 		if err != nil {
 			return nil, fmt.Errorf("mentions of %s: %w", id, err)
 		}
-		var ns []athar.ID
+		ns := make([]athar.ID, 0, len(labels))
 		var records []string
 		for _, l := range labels {
 			if n, ok := narrationLabel(l); ok {
@@ -504,6 +504,11 @@ func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]at
 // names the record, answers without reading Cayley; any other is looked up there. A label
 // whose record states no narration (none is stored so) is left out. Callers hold the read
 // lock.
+//
+// The rows are read in one walk of the narration bucket in key order, stepping to the
+// next row where the ids are dense (the Prophet's 29,000 records of the corpus's 35,000)
+// and seeking where they are not, and only the row's corpus field is read: a Get and a
+// decoded summary each took 90 of the 120 ms of CPU his first narrationCount cost.
 func (s *Store) recordNarrations(ctx context.Context, labels []string) ([]athar.ID, error) {
 	if len(labels) == 0 {
 		return nil, nil
@@ -513,26 +518,50 @@ func (s *Store) recordNarrations(ctx context.Context, labels []string) ([]athar.
 	if s.rmStale || s.finishing != nil {
 		rest = labels // the rows may lag Cayley: ask it
 	} else {
+		type record struct {
+			id         athar.ID // narration:KEY
+			key, label string
+		}
+		want := make([]record, len(labels))
+		for i, l := range labels {
+			key := strings.TrimPrefix(l, athar.Base+athar.CorpusPrefix+"/")
+			want[i] = record{athar.ID(athar.TypeNarration.Prefix() + ":" + key), key, l}
+		}
+		slices.SortFunc(want, func(a, b record) int { return strings.Compare(string(a.id), string(b.id)) })
+		i := 0
 		err := s.man.view(func(tx manifestTx) error {
-			for _, l := range labels {
-				key := strings.TrimPrefix(l, athar.Base+athar.CorpusPrefix+"/")
-				id := athar.ID(athar.TypeNarration.Prefix() + ":" + key)
-				if v := tx.get(rmNarrationBucket, string(id)); v != nil {
-					n, err := decodeRoutes(id, v, true)
-					if err != nil {
-						return fmt.Errorf("%s %q: %w", rmNarrationBucket, id, err)
-					}
-					if n.Corpus == key {
-						out = append(out, id)
-						continue
-					}
+			var err error
+			skim(tx, rmNarrationBucket, string(want[0].id), func(k, v []byte) (string, bool) {
+				for i < len(want) && string(want[i].id) < string(k) {
+					rest = append(rest, want[i].label) // no row
+					i++
 				}
-				rest = append(rest, l)
-			}
-			return nil
+				if i == len(want) {
+					return "", false
+				}
+				if string(k) != string(want[i].id) {
+					return string(want[i].id), true
+				}
+				corpus, ok := rowCorpus(v)
+				if !ok {
+					err = fmt.Errorf("%s %q: %w", rmNarrationBucket, k, errCorruptRow)
+					return "", false
+				}
+				if string(corpus) == want[i].key {
+					out = append(out, want[i].id)
+				} else {
+					rest = append(rest, want[i].label)
+				}
+				i++
+				return "", i < len(want)
+			})
+			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("narration rows: %w", err)
+		}
+		for ; i < len(want); i++ {
+			rest = append(rest, want[i].label)
 		}
 	}
 	for _, l := range rest {

@@ -32,11 +32,11 @@ package cayleystore
 // quad of the store once (buildInto), and CheckReadModel compares the two.
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cayleygraph/quad"
 
@@ -144,10 +144,10 @@ func (m mentionCounts) countEntry(c *manifestChange, label string, old map[strin
 
 // rmMentions returns the labels of the quads touching entity (an IRI), from its rows.
 func rmMentions(tx manifestTx, entity string) []string {
-	prefix := entity + "\x00"
+	prefix := []byte(entity + "\x00")
 	var out []string
-	skim(tx, rmMentionBucket, prefix, func(k, _ []byte) (string, bool) {
-		if !strings.HasPrefix(string(k), prefix) {
+	skim(tx, rmMentionBucket, string(prefix), func(k, _ []byte) (string, bool) {
+		if !bytes.HasPrefix(k, prefix) {
 			return "", false
 		}
 		out = append(out, string(k[len(prefix):]))

@@ -90,3 +90,40 @@ func TestMentionsOfRebuiltEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestMentionsOfACarriedRecord: a record that a document carries is that document's
+// narration, even where another narration bears the record's own id (narration:KEY, here
+// a document of that name): its row's corpus field is not the record, so the record's
+// narration is looked up.
+func TestMentionsOfACarriedRecord(t *testing.T) {
+	ctx := context.Background()
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		st, err := Open(spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typed := func(label, id string) athar.Quad {
+			return athar.Quad{Subject: athar.ID(id).IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI()), Label: athar.ID(label).IRI()}
+		}
+		rec := athar.ID(athar.CorpusPrefix + ":k1")
+		if err := st.Apply(ctx,
+			athar.Changeset{Narration: "narration:k1", Add: []athar.Quad{typed("narration:k1", "narration:k1"), mquad("narration:k1", "person:x", "name", athar.StringTerm("x"))}},
+			athar.Changeset{Narration: "narration:r2", Add: []athar.Quad{typed("narration:r2", "narration:r2")}},
+			athar.Changeset{Narration: rec, Add: []athar.Quad{
+				{Subject: athar.ID("narration:r2").IRI(), Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(rec.IRI()), Label: rec.IRI()},
+				mquad(string(rec), "person:y", "transmits", athar.IRITerm(athar.ID("narration:r2").IRI())),
+			}},
+		); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Mentions(ctx, []athar.ID{"person:x", "person:y"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[athar.ID][]athar.ID{"person:x": {"narration:k1"}, "person:y": {"narration:r2"}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Mentions = %v, want %v", spec, got, want)
+		}
+		st.Close()
+	}
+}

@@ -98,6 +98,18 @@ func encodeRoutes(n *athar.Narration) []byte {
 	return appendRoutes(b, n.MoreRoutes)
 }
 
+// rowCorpus returns the corpus field of a row (encodeRoutes), without decoding the rest.
+func rowCorpus(b []byte) ([]byte, bool) {
+	for range 2 { // the title, the chapter
+		var ok bool
+		if _, b, ok = cutBytes(b); !ok {
+			return nil, false
+		}
+	}
+	corpus, _, ok := cutBytes(b)
+	return corpus, ok
+}
+
 // decodeRoutes reads a row: the narration's routes (routesOnly), or with summary its
 // summary (id, title, chapter, corpus record).
 func decodeRoutes(id athar.ID, b []byte, summary bool) (*athar.Narration, error) {
