@@ -615,7 +615,7 @@ func (c *mentionCache) put(id athar.ID, ns []athar.ID) {
 // touches it is one of them now; one only removing such quads may or may not still be, so
 // the entity is read again when next asked. A hub is touched by most writes, and most
 // writes add: the Prophet's narrations, on the full corpus, took 200 ms to read again from
-// Cayley after every write of anything (20-30 ms from the read model's mention rows, which
+// Cayley after every write of anything (30-50 ms from the read model's mention rows, which
 // also map his 29,000 records' labels to their narrations).
 func (c *mentionCache) apply(change *manifestChange) {
 	c.mu.Lock()
