@@ -336,11 +336,16 @@ func TestPendingNarrationIsReadByScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAgainstScan(t, st)
-	var pending []string
-	st.man.view(func(tx manifestTx) error { pending = tx.keys(pendingBucket); return nil })
-	if len(pending) != 0 {
+	if pending := pendingKeys(st); len(pending) != 0 {
 		t.Errorf("still pending after an Apply of it: %q", pending)
 	}
+}
+
+// pendingKeys returns the keys of the store's pending marks: labels, and the read model's.
+func pendingKeys(st *Store) []string {
+	var pending []string
+	st.man.view(func(tx manifestTx) error { pending = tx.keys(pendingBucket); return nil })
+	return pending
 }
 
 // TestNarrationDigests: a label's digest changes with its quads and with nothing else --

@@ -94,29 +94,19 @@ func (m mentionCounts) count(q quad.Quad, d int) {
 // count falling below zero is a read model out of step with the store: an error, so
 // that the transaction fails and the read model is rebuilt.
 func (m mentionCounts) write(tx manifestTx) error {
-	keys := make([]string, 0, len(m))
+	counts := make(mentionCounts, len(m))
 	for k, d := range m {
-		if d != 0 {
-			keys = append(keys, k)
+		if d == 0 {
+			continue
 		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
 		n, _ := binary.Uvarint(tx.get(rmMentionBucket, k))
-		switch c := int64(n) + int64(m[k]); {
-		case c < 0:
-			return fmt.Errorf("%s %q: count %d %+d falls below zero", rmMentionBucket, k, n, m[k])
-		case c == 0:
-			if err := tx.del(rmMentionBucket, k); err != nil {
-				return err
-			}
-		default:
-			if err := tx.put(rmMentionBucket, k, binary.AppendUvarint(nil, uint64(c))); err != nil {
-				return err
-			}
+		c := int64(n) + int64(d)
+		if c < 0 {
+			return fmt.Errorf("%s %q: count %d %+d falls below zero", rmMentionBucket, k, n, d)
 		}
+		counts[k] = int(c)
 	}
-	return nil
+	return counts.set(tx)
 }
 
 // countEntry adds to m the moves of label's counts that a change makes, given the records

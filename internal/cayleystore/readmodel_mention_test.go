@@ -82,9 +82,7 @@ func TestMentionsOfRebuiltEntries(t *testing.T) {
 				"person:d":  nil,
 				"concept:c": {"narration:n1", "narration:n2"},
 			})
-			var pending []string
-			st.man.view(func(tx manifestTx) error { pending = tx.keys(pendingBucket); return nil })
-			if len(pending) != 0 {
+			if pending := pendingKeys(st); len(pending) != 0 {
 				t.Errorf("still pending: %q", pending)
 			}
 		})
