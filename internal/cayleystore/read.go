@@ -460,36 +460,37 @@ func (s *Store) Mentions(ctx context.Context, ids []athar.ID) (map[athar.ID][]at
 			}
 			continue
 		}
-		var labels []string
-		var err error
+		var docs []athar.ID
+		var records []string
 		if s.rmStale {
-			labels, err = s.labelsTouching(ctx, quad.IRI(id.IRI()))
+			labels, err := s.labelsTouching(ctx, quad.IRI(id.IRI()))
+			if err != nil {
+				return nil, fmt.Errorf("mentions of %s: %w", id, err)
+			}
+			docs, records = splitLabels(labels)
 		} else {
-			err = s.man.view(func(tx manifestTx) error {
-				labels = rmMentions(tx, id.IRI())
+			err := s.man.view(func(tx manifestTx) error {
+				docs, records = rmMentions(tx, id.IRI())
 				return nil
 			})
-		}
-		if err != nil {
-			return nil, fmt.Errorf("mentions of %s: %w", id, err)
-		}
-		ns := make([]athar.ID, 0, len(labels))
-		var records []string
-		for _, l := range labels {
-			if n, ok := narrationLabel(l); ok {
-				ns = append(ns, n)
-			} else if athar.IsCorpusLabel(l) {
-				records = append(records, l)
+			if err != nil {
+				return nil, fmt.Errorf("mentions of %s: %w", id, err)
 			}
 		}
 		of, err := s.recordNarrations(ctx, records)
 		if err != nil {
 			return nil, err
 		}
-		ns = append(ns, of...)
-		sortIDs(ns)
-		ns = slices.Compact(ns) // a document and the record it carries are one narration
-		s.mentions.put(id, slices.Clone(ns))
+		ns := docs
+		if len(of) > 0 {
+			// Most records are narration:KEY, in the order of their labels; a record a
+			// document carries is that document, anywhere.
+			ns = append(docs, of...)
+			sortIDs(ns)
+			ns = slices.Compact(ns) // a document and the record it carries are one narration
+		}
+		ns = slices.Clip(ns)
+		s.mentions.put(id, ns)
 		if len(ns) > 0 {
 			out[id] = ns
 		}
@@ -1887,7 +1888,7 @@ func uniqueIDs(ids []athar.ID) []athar.ID {
 	return slices.Compact(ids)
 }
 
-func sortIDs(ids []athar.ID) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }
+func sortIDs(ids []athar.ID) { slices.Sort(ids) }
 
 func uniqueStrings(ss []string, except string) []string {
 	sort.Strings(ss)

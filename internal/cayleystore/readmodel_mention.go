@@ -132,18 +132,88 @@ func (m mentionCounts) countEntry(c *manifestChange, label string, old map[strin
 	return nil
 }
 
-// rmMentions returns the labels of the quads touching entity (an IRI), from its rows.
-func rmMentions(tx manifestTx, entity string) []string {
+// rmMentions returns what the rows of entity (an IRI) say: the narrations whose
+// documents' quads touch it, in id order, and the labels of the corpus records whose
+// quads do, in label order. Other labels are left out (Mentions gives narrations only).
+func rmMentions(tx manifestTx, entity string) (docs []athar.ID, records []string) {
 	prefix := []byte(entity + "\x00")
-	var out []string
+	var ds packed[athar.ID]
+	var rs packed[string]
 	skim(tx, rmMentionBucket, string(prefix), func(k, _ []byte) (string, bool) {
 		if !bytes.HasPrefix(k, prefix) {
 			return "", false
 		}
-		out = append(out, string(k[len(prefix):]))
+		splitLabel(&ds, &rs, k[len(prefix):])
 		return "", true
 	})
-	return out
+	return ds.strings(), rs.strings()
+}
+
+// splitLabels is rmMentions for labels read from Cayley, sorted (labelsTouching).
+func splitLabels(labels []string) (docs []athar.ID, records []string) {
+	var ds packed[athar.ID]
+	var rs packed[string]
+	for _, l := range labels {
+		splitLabel(&ds, &rs, []byte(l))
+	}
+	return ds.strings(), rs.strings()
+}
+
+// narrationBase and narrationPrefix are a narration's IRI and id without its key;
+// corpusBase is a corpus record's label without its key.
+var (
+	narrationBase   = []byte(athar.Base + athar.TypeNarration.Prefix() + "/")
+	narrationPrefix = []byte(athar.TypeNarration.Prefix() + ":")
+	corpusBase      = []byte(athar.Base + athar.CorpusPrefix + "/")
+)
+
+// splitLabel adds label's narration id to docs when it is a document's (what
+// narrationLabel gives), or label itself to records when it is a corpus record's
+// (athar.IsCorpusLabel).
+func splitLabel(docs *packed[athar.ID], records *packed[string], label []byte) {
+	switch {
+	case len(label) > len(narrationBase) && bytes.HasPrefix(label, narrationBase):
+		docs.add(narrationPrefix, label[len(narrationBase):])
+	case bytes.HasPrefix(label, corpusBase):
+		records.add(label, nil)
+	}
+}
+
+// packed gathers strings made of bytes that are only lent (a bbolt key): a hub has tens
+// of thousands of rows, so they are copied into chunks of packChunk bytes, each made a
+// string once, rather than allocated one by one or into one buffer grown by copying.
+type packed[S ~string] struct {
+	out   []S
+	chunk []byte
+	ends  []int // of the chunk's strings not yet in out
+}
+
+const packChunk = 64 << 10
+
+// add adds the string a followed by b.
+func (p *packed[S]) add(a, b []byte) {
+	if n := len(a) + len(b); len(p.chunk)+n > cap(p.chunk) {
+		p.flush()
+		p.chunk = make([]byte, 0, max(packChunk, n))
+	}
+	p.chunk = append(append(p.chunk, a...), b...)
+	p.ends = append(p.ends, len(p.chunk))
+}
+
+// flush moves the chunk's strings into out.
+func (p *packed[S]) flush() {
+	all, from := string(p.chunk), 0
+	for _, to := range p.ends {
+		p.out = append(p.out, S(all[from:to]))
+		from = to
+	}
+	p.chunk, p.ends = p.chunk[:0], p.ends[:0]
+}
+
+// strings returns the strings added, in order.
+func (p *packed[S]) strings() []S {
+	p.flush()
+	return p.out
 }
 
 // mentionsTouched returns, for each of labels, the entities that c's quads there touch:

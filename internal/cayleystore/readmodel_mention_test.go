@@ -125,3 +125,50 @@ func TestMentionsOfACarriedRecord(t *testing.T) {
 		st.Close()
 	}
 }
+
+// TestMentionsInIDOrder: an entity's narrations come in id order, each once, whether read
+// from its rows or from Cayley (the read model stale): documents imported out of order,
+// records whose narrations fall between them, and a record a document carries.
+func TestMentionsInIDOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, spec := range []string{"memory:", "bbolt:" + t.TempDir()} {
+		st, err := Open(spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		about := func(label string) athar.Quad {
+			return mquad(label, "person:x", "name", athar.StringTerm(label))
+		}
+		record := func(key, narration string) athar.Changeset {
+			rec := athar.ID(athar.CorpusPrefix + ":" + key)
+			return athar.Changeset{Narration: rec, Add: []athar.Quad{
+				{Subject: athar.ID(narration).IRI(), Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(rec.IRI()), Label: rec.IRI()},
+				about(string(rec)),
+			}}
+		}
+		if err := st.Apply(ctx,
+			athar.Changeset{Narration: "narration:d3", Add: []athar.Quad{about("narration:d3")}},
+			record("b2", "narration:b2"),
+			athar.Changeset{Narration: "narration:a1", Add: []athar.Quad{about("narration:a1")}},
+			record("z9", "narration:a1"), // carried by a1
+			record("c5", "narration:c5"),
+			athar.Changeset{Narration: "narration:c4", Add: []athar.Quad{about("narration:c4")}},
+		); err != nil {
+			t.Fatal(err)
+		}
+		want := []athar.ID{"narration:a1", "narration:b2", "narration:c4", "narration:c5", "narration:d3"}
+		for _, stale := range []bool{false, true} {
+			st.mentions = mentionCache{}
+			st.rmStale = stale // true: the labels come from Cayley
+			got, err := st.Mentions(ctx, []athar.ID{"person:x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got["person:x"], want) {
+				t.Errorf("%s, stale %v: Mentions = %v, want %v", spec, stale, got["person:x"], want)
+			}
+		}
+		st.rmStale = false
+		st.Close()
+	}
+}
