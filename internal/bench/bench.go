@@ -531,7 +531,11 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
+// dirSize is the bytes of the files under dir.
 func dirSize(dir string) int64 {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // a --reuse work directory may link to a store kept elsewhere
+	}
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
