@@ -193,8 +193,10 @@ const packChunk = 64 << 10
 // add adds the string a followed by b.
 func (p *packed[S]) add(a, b []byte) {
 	if n := len(a) + len(b); len(p.chunk)+n > cap(p.chunk) {
-		p.flush()
-		p.chunk = make([]byte, 0, max(packChunk, n))
+		p.flush() // copied into a string: the chunk's bytes can be written again
+		if n > cap(p.chunk) {
+			p.chunk = make([]byte, 0, max(packChunk, n))
+		}
 	}
 	p.chunk = append(append(p.chunk, a...), b...)
 	p.ends = append(p.ends, len(p.chunk))

@@ -3,6 +3,8 @@ package cayleystore
 import (
 	"context"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/athar-hadith/athar/internal/athar"
@@ -170,5 +172,29 @@ func TestMentionsInIDOrder(t *testing.T) {
 		}
 		st.rmStale = false
 		st.Close()
+	}
+}
+
+// TestPacked: strings gathered across many chunks, one longer than a chunk, come back as
+// added, none overwritten by the chunk's reuse.
+func TestPacked(t *testing.T) {
+	var p packed[string]
+	var want []string
+	for i := 0; i < 20000; i++ {
+		s := strings.Repeat(string(rune('a'+i%26)), i%40) + strconv.Itoa(i)
+		if i == 7000 {
+			s = strings.Repeat("x", packChunk+10)
+		}
+		want = append(want, s)
+		p.add([]byte("k:"), []byte(s))
+	}
+	got := p.strings()
+	if len(got) != len(want) {
+		t.Fatalf("%d strings, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != "k:"+want[i] {
+			t.Fatalf("string %d = %.40q, want %.40q", i, got[i], "k:"+want[i])
+		}
 	}
 }
