@@ -105,14 +105,12 @@ func TestMentionsOfACarriedRecord(t *testing.T) {
 		typed := func(label, id string) athar.Quad {
 			return athar.Quad{Subject: athar.ID(id).IRI(), Predicate: athar.RDFType, Object: athar.IRITerm(athar.TypeNarration.IRI()), Label: athar.ID(label).IRI()}
 		}
-		rec := athar.ID(athar.CorpusPrefix + ":k1")
 		if err := st.Apply(ctx,
 			athar.Changeset{Narration: "narration:k1", Add: []athar.Quad{typed("narration:k1", "narration:k1"), mquad("narration:k1", "person:x", "name", athar.StringTerm("x"))}},
 			athar.Changeset{Narration: "narration:r2", Add: []athar.Quad{typed("narration:r2", "narration:r2")}},
-			athar.Changeset{Narration: rec, Add: []athar.Quad{
-				{Subject: athar.ID("narration:r2").IRI(), Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(rec.IRI()), Label: rec.IRI()},
-				mquad(string(rec), "person:y", "transmits", athar.IRITerm(athar.ID("narration:r2").IRI())),
-			}},
+			recordChange("k1", "narration:r2", func(rec string) athar.Quad {
+				return mquad(rec, "person:y", "transmits", athar.IRITerm(athar.ID("narration:r2").IRI()))
+			}),
 		); err != nil {
 			t.Fatal(err)
 		}
@@ -128,6 +126,16 @@ func TestMentionsOfACarriedRecord(t *testing.T) {
 	}
 }
 
+// recordChange adds corpus record KEY, stating that it is narration, and the quad that
+// about makes under its label (an id).
+func recordChange(key, narration string, about func(rec string) athar.Quad) athar.Changeset {
+	rec := athar.ID(athar.CorpusPrefix + ":" + key)
+	return athar.Changeset{Narration: rec, Add: []athar.Quad{
+		{Subject: athar.ID(narration).IRI(), Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(rec.IRI()), Label: rec.IRI()},
+		about(string(rec)),
+	}}
+}
+
 // TestMentionsInIDOrder: an entity's narrations come in id order, each once, whether read
 // from its rows or from Cayley (the read model stale): documents imported out of order,
 // records whose narrations fall between them, and a record a document carries.
@@ -141,13 +149,7 @@ func TestMentionsInIDOrder(t *testing.T) {
 		about := func(label string) athar.Quad {
 			return mquad(label, "person:x", "name", athar.StringTerm(label))
 		}
-		record := func(key, narration string) athar.Changeset {
-			rec := athar.ID(athar.CorpusPrefix + ":" + key)
-			return athar.Changeset{Narration: rec, Add: []athar.Quad{
-				{Subject: athar.ID(narration).IRI(), Predicate: athar.PredCorpusRecord, Object: athar.IRITerm(rec.IRI()), Label: rec.IRI()},
-				about(string(rec)),
-			}}
-		}
+		record := func(key, narration string) athar.Changeset { return recordChange(key, narration, about) }
 		if err := st.Apply(ctx,
 			athar.Changeset{Narration: "narration:d3", Add: []athar.Quad{about("narration:d3")}},
 			record("b2", "narration:b2"),
@@ -195,6 +197,32 @@ func TestPacked(t *testing.T) {
 	for i := range want {
 		if got[i] != "k:"+want[i] {
 			t.Fatalf("string %d = %.40q, want %.40q", i, got[i], "k:"+want[i])
+		}
+	}
+}
+
+// TestSplitLabel: the rows' byte-level reading of a label agrees with narrationLabel and
+// athar.IsCorpusLabel, the rules everything else reads labels by.
+func TestSplitLabel(t *testing.T) {
+	for _, l := range []string{
+		athar.ID("narration:a1").IRI(), athar.Base + "narration/", athar.Base + "narration/a/b",
+		athar.ID(athar.CorpusPrefix + ":muslim-1").IRI(), athar.Base + athar.CorpusPrefix + "/",
+		athar.ID("person:x").IRI(), athar.VocabBase + "narration", athar.QuranGraph.IRI(), "urn:x",
+	} {
+		var ds packed[athar.ID]
+		var rs packed[string]
+		splitLabel(&ds, &rs, []byte(l))
+		docs, records := ds.strings(), rs.strings()
+		var wantDocs []athar.ID
+		if n, ok := narrationLabel(l); ok {
+			wantDocs = []athar.ID{n}
+		}
+		var wantRecords []string
+		if len(wantDocs) == 0 && athar.IsCorpusLabel(l) {
+			wantRecords = []string{l}
+		}
+		if !reflect.DeepEqual(docs, wantDocs) || !reflect.DeepEqual(records, wantRecords) {
+			t.Errorf("%q: docs %q, records %q; want %q, %q", l, docs, records, wantDocs, wantRecords)
 		}
 	}
 }
